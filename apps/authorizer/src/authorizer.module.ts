@@ -1,0 +1,31 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { PrismaService } from '@arvis/persistence';
+import { HealthController, SERVICE_SETTINGS, ServiceRuntime } from '@arvis/runtime';
+import { demoCatalog, ToolCatalog } from '@arvis/tool-catalog';
+import { AuthorizeDecisionService } from './authorize-decision/authorize-decision.service';
+import { CommitIntentService } from './commit-intent/commit-intent.service';
+import { AUTHORIZER_CONFIG, type AuthorizerConfig } from './config/authorizer.config';
+import { DecisionsConsumer } from './receive-decisions/decisions.consumer';
+import { ReceiveDecisionsService } from './receive-decisions/receive-decisions.service';
+import { VerifyIdentityService } from './verify-identity/verify-identity.service';
+
+@Module({})
+export class AuthorizerModule {
+  static forRoot(config: AuthorizerConfig): DynamicModule {
+    return {
+      module: AuthorizerModule,
+      controllers: [DecisionsConsumer, HealthController],
+      providers: [
+        { provide: AUTHORIZER_CONFIG, useValue: config },
+        { provide: SERVICE_SETTINGS, useValue: config },
+        { provide: PrismaService, useFactory: () => new PrismaService(config.database) },
+        { provide: ToolCatalog, useFactory: demoCatalog },
+        ServiceRuntime,
+        VerifyIdentityService,
+        AuthorizeDecisionService,
+        CommitIntentService,
+        ReceiveDecisionsService,
+      ],
+    };
+  }
+}

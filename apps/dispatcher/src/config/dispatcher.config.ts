@@ -1,0 +1,43 @@
+import { hostname } from 'node:os';
+import { z } from 'zod';
+import { commonEnvShape, commonSettings, envInt, envJson, envString, loadConfig } from '@arvis/config';
+
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex SHA-256');
+
+const DispatcherEnv = z.object({
+  ...commonEnvShape,
+  HTTP_PORT: envInt(3002, 1, 65535),
+  KAFKA_GROUP_ID: envString('arvis-dispatcher'),
+  KAFKA_CLIENT_ID: envString('arvis-dispatcher'),
+  CONSUMER_SLICE_SIZE: envInt(500, 1, 5000),
+  DISPATCHER_ID: z.string().min(1).optional(),
+  MAX_INTENT_BYTES: envInt(65536, 1024, 1048576),
+  TOOL_CONCURRENCY: envInt(16, 1, 1024),
+  TOOL_DATABASE_POOL_SIZE: envInt(4, 1, 64),
+  /** keyId -> Ed25519 public key (PEM or base64 DER); several keys accepted for rotation. */
+  INTENT_VERIFICATION_KEYS: envJson(
+    z.record(z.string().min(1), z.string().min(1)).refine((m) => Object.keys(m).length > 0, 'at least one key is required'),
+    {},
+  ),
+  /** Previous catalog fingerprints still accepted during a rolling deploy. */
+  ACCEPTED_CATALOG_FINGERPRINTS: envJson(z.array(Sha256), []),
+});
+
+export function loadDispatcherConfig(env?: Record<string, string | undefined>) {
+  const e = loadConfig(DispatcherEnv, env);
+  return {
+    ...commonSettings(e, e.KAFKA_CLIENT_ID, e.KAFKA_GROUP_ID),
+    service: 'dispatcher' as const,
+    httpPort: e.HTTP_PORT,
+    sliceSize: e.CONSUMER_SLICE_SIZE,
+    dispatcherId: e.DISPATCHER_ID ?? `${hostname()}-${process.pid}`,
+    maxIntentBytes: e.MAX_INTENT_BYTES,
+    toolConcurrency: e.TOOL_CONCURRENCY,
+    toolPoolSize: e.TOOL_DATABASE_POOL_SIZE,
+    verificationKeys: e.INTENT_VERIFICATION_KEYS,
+    acceptedCatalogFingerprints: e.ACCEPTED_CATALOG_FINGERPRINTS,
+  };
+}
+
+export type DispatcherConfig = ReturnType<typeof loadDispatcherConfig>;
+export const DISPATCHER_CONFIG = Symbol('DISPATCHER_CONFIG');

@@ -1,0 +1,250 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import {
+  buildDlqRecord,
+  IntentMessageSchema,
+  parseInbound,
+  type IntentMessage,
+  type JournalEntryDraft,
+  type ReasonCode,
+} from '@arvis/contracts';
+import {
+  frozenPayloadFromCanonical,
+  loadEd25519PublicKey,
+  verifyCanonicalSignature,
+  type AuthorizedEffectContext,
+  type VerificationKeyring,
+} from '@arvis/effect-context';
+import { appendJournal } from '@arvis/journal';
+import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
+import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
+import { PrismaService, readStoreFingerprint } from '@arvis/persistence';
+import { ToolCatalog } from '@arvis/tool-catalog';
+import type { Classified } from '../classify-result/classify-result';
+import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
+import { RunToolService } from '../run-tool/run-tool.service';
+import { matchStoredIntent, type StoredIntent } from './verify-intent';
+
+interface Verified {
+  message: InboundMessage;
+  intent: IntentMessage;
+}
+
+interface Won {
+  intent: IntentMessage;
+  stored: StoredIntent;
+}
+
+export interface DispatchOutcome {
+  executed: number;
+  lostConsumption: number;
+  deadLettered: number;
+  refused: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * One slice of arvis.intents: verify, activate and consume in one transaction (recording
+ * effect_started), run the winners' tools on their own connections, then record results and
+ * journal them in a second transaction. Offsets are committed after both.
+ */
+@Injectable()
+export class DispatchIntentsService implements OnModuleInit {
+  private readonly log = new Logger(DispatchIntentsService.name);
+  private readonly keyring: VerificationKeyring;
+  private readonly acceptedFingerprints: ReadonlySet<string>;
+  private storeFingerprint!: string;
+  readonly stats = { executed: 0, lostConsumption: 0, deadLettered: 0 };
+
+  constructor(
+    @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
+    private readonly prisma: PrismaService,
+    private readonly catalog: ToolCatalog,
+    private readonly tools: RunToolService,
+  ) {
+    this.keyring = new Map(Object.entries(config.verificationKeys).map(([id, k]) => [id, loadEd25519PublicKey(k)]));
+    this.acceptedFingerprints = new Set([catalog.fingerprint, ...config.acceptedCatalogFingerprints]);
+  }
+
+  async onModuleInit(): Promise<void> {
+    this.storeFingerprint = await readStoreFingerprint(this.prisma);
+  }
+
+  async handle(batch: KafkaBatch): Promise<DispatchOutcome> {
+    const now = new Date();
+    const deadLetters: OutboxRow[] = [];
+    const verified: Verified[] = [];
+    for (const message of batch.messages) {
+      const parsed = parseInbound(IntentMessageSchema, message.value, { maxBytes: this.config.maxIntentBytes });
+      if (!parsed.ok) {
+        deadLetters.push(this.deadLetter(message, parsed.reasonCode, parsed.detail, now));
+        continue;
+      }
+      const intent = parsed.value as IntentMessage;
+      const sig = verifyCanonicalSignature(intent as unknown as Record<string, unknown>, this.keyring);
+      if (!sig.ok) {
+        deadLetters.push(this.deadLetter(message, 'untrusted_tool_authorization_outcome', sig.detail, now));
+        continue;
+      }
+      verified.push({ message, intent });
+    }
+
+    const outcome: DispatchOutcome = { executed: 0, lostConsumption: 0, deadLettered: 0, refused: 0 };
+    const won = await this.prisma.tx(async (tx) => {
+      const stored = await tx.intent.findMany({ where: { intentId: { in: verified.map((v) => v.intent.intentId) } } });
+      const byId = new Map(stored.map((s) => [s.intentId, s as StoredIntent]));
+      const candidates: Won[] = [];
+      const diverged: Won[] = [];
+      for (const v of verified) {
+        const s = byId.get(v.intent.intentId);
+        const mismatch = matchStoredIntent(v.intent, s, this.storeFingerprint);
+        if (mismatch) {
+          deadLetters.push(this.deadLetter(v.message, 'untrusted_tool_authorization_outcome', mismatch, now));
+          continue;
+        }
+        (this.acceptedFingerprints.has(s!.catalogFingerprint) ? candidates : diverged).push({ intent: v.intent, stored: s! });
+      }
+      const unique = [...new Map(candidates.map((c) => [c.intent.capabilityId, c])).values()];
+
+      // minted -> activated, binding the receipt; a receipt already bound elsewhere violates a
+      // unique index, so one receipt activates at most one capability.
+      const activated = await tx.$queryRaw<{ capability_id: string }[]>`
+        UPDATE capabilities c SET state = 'activated', bound_receipt_id = v.receipt_id, activated_at = now()
+        FROM unnest(${unique.map((u) => u.intent.capabilityId)}::text[], ${unique.map((u) => u.intent.receipt.receiptId)}::text[])
+             AS v(capability_id, receipt_id)
+        WHERE c.capability_id = v.capability_id AND c.state = 'minted'
+        RETURNING c.capability_id`;
+      void activated;
+      // activated -> consumed: the one statement that decides who runs the tool.
+      const consumed = await tx.$queryRaw<{ capability_id: string }[]>`
+        UPDATE capabilities SET state = 'consumed', consumed_by = ${this.config.dispatcherId}, consumed_at = now()
+        WHERE capability_id = ANY(${unique.map((u) => u.intent.capabilityId)}::text[]) AND state = 'activated'
+        RETURNING capability_id`;
+      const winners = new Set(consumed.map((r) => r.capability_id));
+      const mine = unique.filter((u) => winners.has(u.intent.capabilityId));
+      outcome.lostConsumption = unique.length - mine.length;
+      await tx.effect.createMany({
+        data: mine.map((m) => ({
+          capabilityId: m.intent.capabilityId,
+          intentId: m.intent.intentId,
+          decisionId: m.intent.decisionId,
+          state: 'effect_started',
+          dispatcherId: this.config.dispatcherId,
+        })),
+      });
+
+      // An intent minted against a catalog this dispatcher does not accept ends here, once.
+      const revoked = await tx.$queryRaw<{ capability_id: string }[]>`
+        UPDATE capabilities SET state = 'revoked', revoked_reason = 'frozen_surface_diverged'
+        WHERE capability_id = ANY(${diverged.map((d) => d.intent.capabilityId)}::text[]) AND state = 'minted'
+        RETURNING capability_id`;
+      const revokedIds = new Set(revoked.map((r) => r.capability_id));
+      const refusals = diverged
+        .filter((d) => revokedIds.has(d.intent.capabilityId))
+        .map((d) =>
+          this.resultEntry(d, {
+            effectBoundary: 'pre_effect_refusal',
+            success: false,
+            reasonCode: 'frozen_surface_diverged',
+            error: { code: 'frozen_surface_diverged', message: 'catalog fingerprint not accepted by this dispatcher' },
+          }, now),
+        );
+      outcome.refused = refusals.length;
+      await enqueueOutbox(tx, deadLetters);
+      await appendJournal(tx, refusals, this.config.topics.journal);
+      return mine;
+    });
+    outcome.deadLettered = deadLetters.length;
+
+    const results = await this.runAll(won);
+    outcome.executed = won.length;
+    await this.recordResults(won, results);
+    this.stats.executed += outcome.executed;
+    this.stats.lostConsumption += outcome.lostConsumption;
+    this.stats.deadLettered += outcome.deadLettered;
+    if (deadLetters.length) this.log.warn(`${deadLetters.length} intent message(s) dead-lettered from ${batch.topic}[${batch.partition}]`);
+    return outcome;
+  }
+
+  private async runAll(won: Won[]): Promise<Classified[]> {
+    const results: Classified[] = new Array(won.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < won.length) {
+        const i = next++;
+        const { intent, stored } = won[i];
+        results[i] = await this.tools.run({
+          capabilityId: intent.capabilityId,
+          tool: stored.tool,
+          payload: frozenPayloadFromCanonical(stored.payloadCanonical).value,
+          effectContext: stored.effectContext as AuthorizedEffectContext,
+          idempotencyKey: stored.idempotencyKey,
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.config.toolConcurrency, won.length) }, worker));
+    return results;
+  }
+
+  /**
+   * The effects already happened: recording them is retried here rather than by redelivery,
+   * which would find the capabilities consumed and could not journal them again.
+   */
+  private async recordResults(won: Won[], results: Classified[]): Promise<void> {
+    if (won.length === 0) return;
+    const now = new Date();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.prisma.tx(async (tx) => {
+          const updated = await tx.$executeRaw`
+            UPDATE effects e SET state = v.state, reason_code = v.reason_code, finished_at = now()
+            FROM unnest(${won.map((w) => w.intent.capabilityId)}::text[], ${results.map((r) => r.effectBoundary)}::text[],
+                        ${results.map((r) => r.reasonCode ?? null)}::text[]) AS v(capability_id, state, reason_code)
+            WHERE e.capability_id = v.capability_id AND e.state = 'effect_started'`;
+          if (updated !== won.length) throw new Error(`recorded ${updated} of ${won.length} effect results`);
+          await appendJournal(tx, won.map((w, i) => this.resultEntry(w, results[i], now)), this.config.topics.journal);
+        });
+        return;
+      } catch (e) {
+        if (attempt >= 5) throw e;
+        this.log.warn(`recording ${won.length} result(s) failed (attempt ${attempt}): ${(e as Error).message}`);
+        await sleep(200 * attempt);
+      }
+    }
+  }
+
+  private resultEntry(w: Won, r: Classified, at: Date): JournalEntryDraft {
+    return {
+      kind: 'tool_result',
+      decisionId: w.intent.decisionId,
+      runId: w.intent.runId,
+      causalId: w.intent.causalId,
+      tenant: w.stored.tenant,
+      principal: w.stored.principal,
+      tool: w.stored.tool,
+      capabilityId: w.intent.capabilityId,
+      intentCommitment: w.stored.intentCommitment,
+      idempotencyKey: w.stored.idempotencyKey,
+      effectBoundary: r.effectBoundary,
+      success: r.success,
+      ...(r.output !== undefined ? { output: r.output } : {}),
+      ...(r.error ? { error: r.error } : {}),
+      ...(r.reasonCode ? { reasonCode: r.reasonCode } : {}),
+      ...(r.latencyMs !== undefined ? { latencyMs: r.latencyMs } : {}),
+      recordedAt: at.toISOString(),
+    } as JournalEntryDraft;
+  }
+
+  private deadLetter(message: InboundMessage, reasonCode: ReasonCode, detail: string, receivedAt: Date): OutboxRow {
+    const record = buildDlqRecord({
+      sourceTopic: message.topic,
+      partition: message.partition,
+      offset: message.offset,
+      reasonCode,
+      detail,
+      raw: message.value,
+      receivedAt,
+    });
+    return { topic: this.config.topics.intentsDlq, key: message.key ?? `${message.partition}:${message.offset}`, payload: JSON.stringify(record) };
+  }
+}

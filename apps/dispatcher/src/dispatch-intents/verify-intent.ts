@@ -1,0 +1,78 @@
+import type { IntentMessage } from '@arvis/contracts';
+import { commitment } from '@arvis/effect-context';
+
+/** The stored intent as the dispatcher reads it (the intents table). */
+export interface StoredIntent {
+  intentId: string;
+  decisionId: string;
+  capabilityId: string;
+  runId: string;
+  causalId: string;
+  tenant: string;
+  principal: string;
+  tool: string;
+  processId: string;
+  payloadCanonical: string;
+  payloadSha256: string;
+  effectContext: unknown;
+  effectContextCommitment: string;
+  idempotencyKey: string;
+  catalogFingerprint: string;
+  intentCommitment: string;
+  receiptId: string;
+  durablePosition: bigint;
+  storeFingerprint: string;
+  committedAt: Date;
+}
+
+/** The intent commitment, recomputed from stored material (the authorizer computes the same). */
+export function intentCommitmentOf(s: StoredIntent): string {
+  return commitment({
+    intentFormatVersion: 1,
+    intentId: s.intentId,
+    capabilityId: s.capabilityId,
+    decisionId: s.decisionId,
+    runId: s.runId,
+    causalId: s.causalId,
+    tenant: s.tenant,
+    principal: s.principal,
+    tool: s.tool,
+    processId: s.processId,
+    payloadSha256: s.payloadSha256,
+    effectContextCommitment: s.effectContextCommitment,
+    idempotencyKey: s.idempotencyKey,
+    catalogFingerprint: s.catalogFingerprint,
+  });
+}
+
+/**
+ * Compares a signed message with the stored intent and its receipt. Returns the first mismatch,
+ * or null when the message describes exactly the intent the authorizer committed.
+ */
+export function matchStoredIntent(m: IntentMessage, s: StoredIntent | undefined, storeFingerprint: string): string | null {
+  if (!s) return 'no stored intent with this intentId';
+  const recomputed = intentCommitmentOf(s);
+  if (recomputed !== s.intentCommitment) return 'stored intent does not match its own commitment';
+  const pairs: [string, unknown, unknown][] = [
+    ['intentCommitment', m.intentCommitment, s.intentCommitment],
+    ['capabilityId', m.capabilityId, s.capabilityId],
+    ['decisionId', m.decisionId, s.decisionId],
+    ['runId', m.runId, s.runId],
+    ['causalId', m.causalId, s.causalId],
+    ['tenant', m.tenant, s.tenant],
+    ['tool', m.tool, s.tool],
+    ['payloadSha256', m.payloadSha256, s.payloadSha256],
+    ['effectContextCommitment', m.effectContextCommitment, s.effectContextCommitment],
+    ['idempotencyKey', m.idempotencyKey, s.idempotencyKey],
+    ['catalogFingerprint', m.catalogFingerprint, s.catalogFingerprint],
+    ['receipt.receiptId', m.receipt.receiptId, s.receiptId],
+    ['receipt.intentSha256', m.receipt.intentSha256, s.intentCommitment],
+    ['receipt.runId', m.receipt.runId, s.runId],
+    ['receipt.causalId', m.receipt.causalId, s.causalId],
+    ['receipt.durablePosition', m.receipt.durablePosition, s.durablePosition.toString()],
+    ['receipt.storeFingerprint', m.receipt.storeFingerprint, s.storeFingerprint],
+    ['receipt.storeFingerprint (this database)', m.receipt.storeFingerprint, storeFingerprint],
+  ];
+  for (const [field, got, want] of pairs) if (got !== want) return `${field} does not match the stored intent`;
+  return null;
+}

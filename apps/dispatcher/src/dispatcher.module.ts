@@ -1,0 +1,36 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { PrismaService } from '@arvis/persistence';
+import { HealthController, SERVICE_SETTINGS, ServiceRuntime } from '@arvis/runtime';
+import { demoCatalog, ToolCatalog } from '@arvis/tool-catalog';
+import { DISPATCHER_CONFIG, type DispatcherConfig } from './config/dispatcher.config';
+import { DispatchIntentsService } from './dispatch-intents/dispatch-intents.service';
+import { IntentsConsumer } from './dispatch-intents/intents.consumer';
+import { RunToolService } from './run-tool/run-tool.service';
+import { NotesAppendTool } from './tools/notes-append.tool';
+import { TOOL_BODIES } from './tools/tool-body';
+import { ToolDatabase } from './tools/tool-database';
+
+@Module({})
+export class DispatcherModule {
+  static forRoot(config: DispatcherConfig): DynamicModule {
+    return {
+      module: DispatcherModule,
+      controllers: [IntentsConsumer, HealthController],
+      providers: [
+        { provide: DISPATCHER_CONFIG, useValue: config },
+        { provide: SERVICE_SETTINGS, useValue: config },
+        { provide: PrismaService, useFactory: () => new PrismaService(config.database) },
+        { provide: ToolCatalog, useFactory: demoCatalog },
+        {
+          provide: ToolDatabase,
+          useFactory: () => new ToolDatabase({ connectionString: config.database.url, max: config.toolPoolSize }),
+        },
+        NotesAppendTool,
+        { provide: TOOL_BODIES, useFactory: (notes: NotesAppendTool) => [notes], inject: [NotesAppendTool] },
+        ServiceRuntime,
+        RunToolService,
+        DispatchIntentsService,
+      ],
+    };
+  }
+}

@@ -1,0 +1,74 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { AuthorizedEffectContext } from '@arvis/effect-context';
+import { ToolCatalog } from '@arvis/tool-catalog';
+import { classifyResult, type Classified, type ToolOutcome } from '../classify-result/classify-result';
+import { TOOL_BODIES, type ToolBody } from '../tools/tool-body';
+
+export interface PreparedRun {
+  capabilityId: string;
+  tool: string;
+  payload: Readonly<Record<string, unknown>>;
+  effectContext: AuthorizedEffectContext;
+  idempotencyKey: string;
+}
+
+/**
+ * Runs one tool body for a capability this dispatcher has consumed. Only DispatchIntentsService
+ * calls it, after effect_started has committed; there is no other route to a tool body.
+ */
+@Injectable()
+export class RunToolService {
+  private readonly bodies: ReadonlyMap<string, ToolBody>;
+
+  constructor(
+    private readonly catalog: ToolCatalog,
+    @Inject(TOOL_BODIES) bodies: ToolBody[],
+  ) {
+    this.bodies = new Map(bodies.map((b) => [b.name, b]));
+  }
+
+  async run(p: PreparedRun): Promise<Classified> {
+    const spec = this.catalog.get(p.tool);
+    const body = this.bodies.get(p.tool);
+    const validateOutput = (o: unknown) => {
+      const r = spec!.output.safeParse(o);
+      return r.success ? null : r.error.issues.map((i) => `${i.path.join('.') || '(output)'}: ${i.message}`).join('; ');
+    };
+    if (!spec || !body) return classifyResult({ kind: 'not_available', detail: `tool ${p.tool} has no body here` }, validateOutput);
+    // Defence in depth: the frozen payload is validated again right before the effect.
+    const input = spec.input.safeParse(p.payload);
+    if (!input.success) return classifyResult({ kind: 'input_invalid', detail: input.error.message }, validateOutput);
+
+    const controller = new AbortController();
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<ToolOutcome>((resolve) => {
+      timer = setTimeout(() => {
+        controller.abort(new Error('tool_timeout'));
+        resolve({ kind: 'timed_out', timeoutMs: spec.timeoutMs, latencyMs: elapsed() });
+      }, spec.timeoutMs);
+    });
+    const execution = body
+      .execute({
+        payload: p.payload,
+        effectContext: p.effectContext,
+        idempotencyKey: p.idempotencyKey,
+        capabilityId: p.capabilityId,
+        signal: controller.signal,
+      })
+      .then(
+        (output): ToolOutcome => ({ kind: 'returned', output, latencyMs: elapsed() }),
+        (error: unknown): ToolOutcome => ({
+          kind: 'threw',
+          error: error instanceof Error ? error : new Error(String(error)),
+          latencyMs: elapsed(),
+        }),
+      );
+    try {
+      return classifyResult(await Promise.race([execution, timeout]), validateOutput);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { DEFAULT_TOPICS, type Topics } from '@arvis/contracts';
+import { envBool, envInt, envString } from './load-config';
+
+export const Profile = z.enum(['production', 'test', 'development']);
+export type Profile = z.infer<typeof Profile>;
+
+/** Environment variables every service reads; each app extends this with its own. */
+export const commonEnvShape = {
+  ARVIS_PROFILE: z.preprocess((v) => (v === '' ? undefined : v), Profile.default('production')),
+  LOG_LEVEL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ),
+  DATABASE_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
+      .default('postgresql://postgres@127.0.0.1:5432/arvis'),
+  ),
+  DATABASE_POOL_SIZE: envInt(4, 1, 64),
+  DATABASE_TX_TIMEOUT_MS: envInt(15000, 100),
+  KAFKA_BROKERS: envString('127.0.0.1:9092'),
+  KAFKA_SESSION_TIMEOUT_MS: envInt(30000, 1000),
+  KAFKA_HEARTBEAT_INTERVAL_MS: envInt(3000, 100),
+  KAFKA_PARTITIONS_CONCURRENCY: envInt(3, 1, 64),
+  KAFKA_MAX_BATCH_BYTES: envInt(1048576, 1024),
+  /** Prefix for every topic name; fault specs use their own. */
+  ARVIS_TOPIC_PREFIX: z.preprocess((v) => (v === undefined ? '' : v), z.string().regex(/^[A-Za-z0-9._-]*$/)),
+  RELAY_ENABLED: envBool(true),
+  RELAY_BATCH_SIZE: envInt(500, 1, 10000),
+  RELAY_POLL_MS: envInt(1000, 10),
+  /** Consumer handler faults retried this many times before the process exits loudly. */
+  CONSUMER_MAX_HANDLER_ATTEMPTS: envInt(5, 1, 100),
+};
+
+export function topicsFor(prefix: string): Topics {
+  const t = DEFAULT_TOPICS;
+  return {
+    decisions: prefix + t.decisions,
+    decisionsDlq: prefix + t.decisionsDlq,
+    intents: prefix + t.intents,
+    intentsDlq: prefix + t.intentsDlq,
+    journal: prefix + t.journal,
+  };
+}
+
+export interface KafkaSettings {
+  brokers: string[];
+  clientId: string;
+  groupId: string;
+  sessionTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  partitionsConsumedConcurrently: number;
+  maxBatchBytes: number;
+  maxHandlerAttempts: number;
+}
+
+export interface DatabaseSettings {
+  url: string;
+  poolSize: number;
+  txTimeoutMs: number;
+}
+
+export interface RelaySettings {
+  enabled: boolean;
+  batchSize: number;
+  pollMs: number;
+}
+
+type CommonEnv = {
+  [K in keyof typeof commonEnvShape]: z.output<(typeof commonEnvShape)[K]>;
+};
+
+export function commonSettings(env: CommonEnv, clientId: string, groupId: string) {
+  return {
+    profile: env.ARVIS_PROFILE,
+    logLevel: env.LOG_LEVEL,
+    topics: topicsFor(env.ARVIS_TOPIC_PREFIX),
+    database: {
+      url: env.DATABASE_URL,
+      poolSize: env.DATABASE_POOL_SIZE,
+      txTimeoutMs: env.DATABASE_TX_TIMEOUT_MS,
+    } satisfies DatabaseSettings,
+    kafka: {
+      brokers: env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
+      clientId,
+      groupId,
+      sessionTimeoutMs: env.KAFKA_SESSION_TIMEOUT_MS,
+      heartbeatIntervalMs: env.KAFKA_HEARTBEAT_INTERVAL_MS,
+      partitionsConsumedConcurrently: env.KAFKA_PARTITIONS_CONCURRENCY,
+      maxBatchBytes: env.KAFKA_MAX_BATCH_BYTES,
+      maxHandlerAttempts: env.CONSUMER_MAX_HANDLER_ATTEMPTS,
+    } satisfies KafkaSettings,
+    relay: {
+      enabled: env.RELAY_ENABLED,
+      batchSize: env.RELAY_BATCH_SIZE,
+      pollMs: env.RELAY_POLL_MS,
+    } satisfies RelaySettings,
+  };
+}

@@ -1,0 +1,10 @@
+export { loadConfig, ConfigError, envInt, envString, envBool, envJson } from './load-config';
+export {
+  Profile,
+  commonEnvShape,
+  commonSettings,
+  topicsFor,
+  type KafkaSettings,
+  type DatabaseSettings,
+  type RelaySettings,
+} from './common-config';

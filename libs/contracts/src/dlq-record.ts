@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { DecimalString, Rfc3339Utc } from './primitives';
+import { ReasonCode, SPEC_VERSION } from './reason-codes';
+
+export const DlqRecordSchema = z.strictObject({
+  specVersion: z.literal(SPEC_VERSION),
+  sourceTopic: z.string().min(1),
+  partition: z.number().int().min(0),
+  offset: DecimalString,
+  reasonCode: ReasonCode,
+  detail: z.string(),
+  rawBase64: z.string(),
+  receivedAt: Rfc3339Utc,
+});
+export type DlqRecord = z.infer<typeof DlqRecordSchema>;
+
+// Base64 grows bytes by 4/3: a near-limit original would make a DLQ record the broker refuses,
+// and a DLQ publish that fails stalls the consumer. 512 KiB keeps the record under Kafka's 1 MB default.
+export const DEFAULT_DLQ_MAX_RAW_BYTES = 512 * 1024;
+
+export interface BuildDlqRecordInput {
+  sourceTopic: string;
+  partition: number;
+  offset: string | bigint;
+  reasonCode: ReasonCode;
+  detail: string;
+  raw: Buffer | null;
+  receivedAt: Date;
+  /** Keep at most this many raw bytes; the detail then says how much was cut. */
+  maxRawBytes?: number;
+}
+
+/**
+ * Builds a validated DLQ record. Throws only on programmer error (bad offset, invalid date),
+ * never because of the message content being dead-lettered.
+ */
+export function buildDlqRecord(input: BuildDlqRecordInput): DlqRecord {
+  const raw = input.raw ?? Buffer.alloc(0);
+  const maxRaw = input.maxRawBytes ?? DEFAULT_DLQ_MAX_RAW_BYTES;
+  const truncated = raw.byteLength > maxRaw;
+  const kept = truncated ? raw.subarray(0, maxRaw) : raw;
+  const detail = truncated
+    ? `${input.detail} (raw truncated to ${maxRaw} of ${raw.byteLength} bytes)`
+    : input.detail;
+  return DlqRecordSchema.parse({
+    specVersion: 1,
+    sourceTopic: input.sourceTopic,
+    partition: input.partition,
+    offset: typeof input.offset === 'bigint' ? input.offset.toString() : input.offset,
+    reasonCode: input.reasonCode,
+    detail,
+    rawBase64: kept.toString('base64'),
+    receivedAt: input.receivedAt.toISOString(),
+  });
+}

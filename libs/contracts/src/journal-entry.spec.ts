@@ -1,0 +1,119 @@
+import { JournalEntryDraftSchema, JournalEntrySchema, type JournalEntryDraft } from './index';
+
+const h = (c: string): string => c.repeat(64);
+const base = {
+  specVersion: 1 as const,
+  decisionId: 'd-1',
+  runId: 'run-1',
+  causalId: 'c-1',
+  tenant: 'acme',
+  principal: 'alice',
+  tool: 'payments.transfer',
+  recordedAt: '2025-01-02T03:04:05.678Z',
+};
+const chain = { journalSeq: '17', prevHash: h('0'), hash: h('a') };
+
+const completed: JournalEntryDraft = {
+  ...base,
+  kind: 'tool_result',
+  capabilityId: 'cap-1',
+  intentCommitment: h('3'),
+  idempotencyKey: `idem:${h('6')}`,
+  effectBoundary: 'effect_completed',
+  success: true,
+  output: { transferId: 't-9' },
+  latencyMs: 12,
+};
+const failed: JournalEntryDraft = {
+  ...completed,
+  effectBoundary: 'effect_state_unknown',
+  success: false,
+  output: undefined,
+  reasonCode: 'tool_timeout',
+  error: { code: 'tool_timeout', message: 'no answer within 5000 ms' },
+};
+const authRefusal: JournalEntryDraft = {
+  ...base,
+  kind: 'authorization_refusal',
+  effectBoundary: 'pre_effect_refusal',
+  success: false,
+  reasonCode: 'risk_exceeded',
+};
+const admissionRefusal: JournalEntryDraft = { ...authRefusal, kind: 'admission_refusal', reasonCode: 'effect_context_mismatch' };
+const pending: JournalEntryDraft = {
+  ...base,
+  kind: 'confirmation_pending',
+  effectBoundary: 'effect_not_started',
+  success: false,
+  reasonCode: 'confirmation_required',
+};
+const auditIncomplete: JournalEntryDraft = {
+  ...base,
+  kind: 'audit_incomplete',
+  effectBoundary: 'effect_completed',
+  success: false,
+  reasonCode: 'audit_incomplete',
+};
+
+const valid = { completed, failed, authRefusal, admissionRefusal, pending, auditIncomplete };
+
+const violations: Array<[string, Record<string, unknown>]> = [
+  ['tool_result success outside effect_completed', { ...completed, effectBoundary: 'effect_failed' }],
+  ['tool_result success carrying an error', { ...completed, error: { code: 'tool_execution_failed', message: 'x' } }],
+  ['tool_result success carrying a reasonCode', { ...completed, reasonCode: 'tool_output_invalid' }],
+  ['tool_result failure without reasonCode', { ...failed, reasonCode: undefined }],
+  ['authorization_refusal past the pre-effect boundary', { ...authRefusal, effectBoundary: 'effect_not_started' }],
+  ['authorization_refusal as a success', { ...authRefusal, success: true }],
+  ['authorization_refusal without reasonCode', { ...authRefusal, reasonCode: undefined }],
+  ['admission_refusal past the pre-effect boundary', { ...admissionRefusal, effectBoundary: 'effect_started' }],
+  ['admission_refusal as a success', { ...admissionRefusal, success: true }],
+  ['admission_refusal without reasonCode', { ...admissionRefusal, reasonCode: undefined }],
+  ['confirmation_pending with another boundary', { ...pending, effectBoundary: 'pre_effect_refusal' }],
+  ['confirmation_pending as a success', { ...pending, success: true }],
+  ['confirmation_pending with another reasonCode', { ...pending, reasonCode: 'consent_required' }],
+  ['confirmation_pending without reasonCode', { ...pending, reasonCode: undefined }],
+  ['audit_incomplete as a success', { ...auditIncomplete, success: true }],
+  ['audit_incomplete with another reasonCode', { ...auditIncomplete, reasonCode: 'tool_timeout' }],
+  ['audit_incomplete without reasonCode', { ...auditIncomplete, reasonCode: undefined }],
+];
+
+describe('journal kind table', () => {
+  it.each(Object.entries(valid))('accepts a valid %s entry, as draft and as chained entry', (_name, draft) => {
+    expect(JournalEntryDraftSchema.safeParse(draft).success).toBe(true);
+    expect(JournalEntrySchema.safeParse({ ...draft, ...chain }).success).toBe(true);
+  });
+
+  it.each(violations)('refuses %s, as draft and as chained entry', (_name, draft) => {
+    expect(JournalEntryDraftSchema.safeParse(draft).success).toBe(false);
+    expect(JournalEntrySchema.safeParse({ ...draft, ...chain }).success).toBe(false);
+  });
+
+  it('reports the violated field in the issue path', () => {
+    const result = JournalEntrySchema.safeParse({ ...pending, ...chain, reasonCode: 'consent_required' });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((i) => i.path)).toEqual([['reasonCode']]);
+  });
+});
+
+describe('JournalEntrySchema shape', () => {
+  it('requires the chain fields on an entry and refuses them on a draft', () => {
+    expect(JournalEntrySchema.safeParse(completed).success).toBe(false);
+    expect(JournalEntryDraftSchema.safeParse({ ...completed, ...chain }).success).toBe(false);
+  });
+
+  it('refuses unknown fields', () => {
+    expect(JournalEntrySchema.safeParse({ ...completed, ...chain, note: 'x' }).success).toBe(false);
+    expect(
+      JournalEntrySchema.safeParse({ ...failed, ...chain, error: { ...failed.error, stack: 'x' } }).success,
+    ).toBe(false);
+  });
+
+  it('types its fields: decimal journalSeq, hex hashes, reason-code error, non-negative latency', () => {
+    expect(JournalEntrySchema.safeParse({ ...completed, ...chain, journalSeq: 17 }).success).toBe(false);
+    expect(JournalEntrySchema.safeParse({ ...completed, ...chain, prevHash: 'sha256:x' }).success).toBe(false);
+    expect(JournalEntrySchema.safeParse({ ...completed, ...chain, latencyMs: -1 }).success).toBe(false);
+    expect(
+      JournalEntrySchema.safeParse({ ...failed, ...chain, error: { code: 'oops', message: 'x' } }).success,
+    ).toBe(false);
+  });
+});

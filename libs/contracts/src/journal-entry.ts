@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { EffectBoundary, JournalKind } from './effect-boundary';
+import { DecimalString, IdempotencyKey, Identifier, Rfc3339Utc, Sha256Hex } from './primitives';
+import { ReasonCode, SPEC_VERSION } from './reason-codes';
+import { RetryInfo } from './retry-info';
+
+export const JournalErrorSchema = z.strictObject({
+  code: ReasonCode,
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+export type JournalError = z.infer<typeof JournalErrorSchema>;
+
+// Fields a writer supplies; the chain fields are added under the chain-head lock.
+const draftShape = {
+  specVersion: z.literal(SPEC_VERSION),
+  kind: JournalKind,
+  decisionId: Identifier,
+  runId: Identifier,
+  causalId: Identifier,
+  tenant: Identifier,
+  principal: Identifier,
+  tool: Identifier,
+  capabilityId: Identifier.optional(),
+  intentCommitment: Sha256Hex.optional(),
+  idempotencyKey: IdempotencyKey.optional(),
+  effectBoundary: EffectBoundary,
+  success: z.boolean(),
+  output: z.unknown().optional(),
+  error: JournalErrorSchema.optional(),
+  reasonCode: ReasonCode.optional(),
+  latencyMs: z.number().int().min(0).optional(),
+  retry: RetryInfo.optional(),
+  recordedAt: Rfc3339Utc,
+};
+
+interface KindFields {
+  kind: JournalKind;
+  effectBoundary: EffectBoundary;
+  success: boolean;
+  error?: unknown;
+  reasonCode?: ReasonCode;
+}
+
+// The kind table from DESIGN.md. Enforced on drafts too, so a writer cannot chain an entry
+// that an auditor would later reject.
+function enforceKindTable<T extends KindFields>(e: T, ctx: z.RefinementCtx<T>): void {
+  const fail = (path: keyof KindFields, message: string): void => {
+    ctx.addIssue({ code: 'custom', path: [path], message });
+  };
+  const expectBoundary = (b: EffectBoundary): void => {
+    if (e.effectBoundary !== b) fail('effectBoundary', `${e.kind} requires effectBoundary ${b}`);
+  };
+  const expectFailure = (): void => {
+    if (e.success) fail('success', `${e.kind} cannot be a success`);
+  };
+  const expectReason = (code?: ReasonCode): void => {
+    if (e.reasonCode === undefined) fail('reasonCode', `${e.kind} requires a reasonCode`);
+    else if (code !== undefined && e.reasonCode !== code) fail('reasonCode', `${e.kind} requires reasonCode ${code}`);
+  };
+
+  switch (e.kind) {
+    case 'tool_result':
+      if (e.success) {
+        if (e.effectBoundary !== 'effect_completed') fail('success', 'success requires effectBoundary effect_completed');
+        if (e.error !== undefined) fail('error', 'a successful tool_result cannot carry an error');
+        // One meaning per entry: a reason code always explains a failure.
+        if (e.reasonCode !== undefined) fail('reasonCode', 'a successful tool_result cannot carry a reasonCode');
+      } else {
+        expectReason();
+      }
+      return;
+    case 'authorization_refusal':
+    case 'admission_refusal':
+      expectBoundary('pre_effect_refusal');
+      expectFailure();
+      expectReason();
+      return;
+    case 'confirmation_pending':
+      expectBoundary('effect_not_started');
+      expectFailure();
+      expectReason('confirmation_required');
+      return;
+    case 'audit_incomplete':
+      expectFailure();
+      expectReason('audit_incomplete');
+      return;
+  }
+}
+
+export const JournalEntryDraftSchema = z.strictObject(draftShape).superRefine(enforceKindTable);
+export type JournalEntryDraft = z.infer<typeof JournalEntryDraftSchema>;
+
+export const JournalEntrySchema = z
+  .strictObject({
+    ...draftShape,
+    // Global, gap-free sequence; the topic copy is deduplicated by it.
+    journalSeq: DecimalString,
+    prevHash: Sha256Hex,
+    hash: Sha256Hex,
+  })
+  .superRefine(enforceKindTable);
+export type JournalEntry = z.infer<typeof JournalEntrySchema>;

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+
+export const SPEC_VERSION = 1 as const;
+
+// Closed and versioned: adding a code is a contract change, so consumers can pin the version
+// they were built against instead of discovering new codes in production.
+export const REASON_CODES_VERSION = 1 as const;
+
+export const ReasonCode = z.enum([
+  'malformed_message',
+  'payload_too_large',
+  'unsupported_spec_version',
+  'decision_conflict',
+  'identity_invalid',
+  'invalid_effect_payload',
+  'unknown_tool',
+  'frozen_surface_diverged',
+  'input_schema_violation',
+  'risk_exceeded',
+  'consent_required',
+  'consent_gate_missing',
+  'egress_denied',
+  'egress_gate_missing',
+  'confirmation_required',
+  'confirmation_denied',
+  'confirmation_expired',
+  'authenticated_principal_required',
+  'effect_context_mismatch',
+  'untrusted_tool_authorization_outcome',
+  'invalid_audit_receipt',
+  'audit_receipt_position_reused',
+  'audit_intent_failed',
+  'capability_activation_failed',
+  'tool_execution_failed',
+  'tool_timeout',
+  'tool_output_invalid',
+  'audit_incomplete',
+]);
+export type ReasonCode = z.infer<typeof ReasonCode>;

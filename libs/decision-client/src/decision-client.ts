@@ -1,0 +1,121 @@
+import { SPEC_VERSION, type DlqRecord, type JournalEntry, type Topics } from '@arvis/contracts';
+import { createKafka, createProducer, type Consumer, type Kafka, type Producer } from '@arvis/kafka';
+
+export interface DecisionInput {
+  decisionId: string;
+  runId: string;
+  causalId: string;
+  tool: string;
+  payload: Record<string, unknown>;
+  riskScore: number;
+  identity: string;
+  processId?: string;
+}
+
+/** Produces decisions (or raw bytes) onto the decisions topic, keyed by runId. */
+export class DecisionClient {
+  private readonly kafka: Kafka;
+  private producer?: Producer;
+
+  constructor(brokers: string[], private readonly topics: Topics, clientId = 'arvis-decision-client') {
+    this.kafka = createKafka({ brokers, clientId });
+  }
+
+  private async connected(): Promise<Producer> {
+    if (!this.producer) {
+      this.producer = createProducer(this.kafka);
+      await this.producer.connect();
+    }
+    return this.producer;
+  }
+
+  async send(decisions: DecisionInput[]): Promise<void> {
+    await this.sendRaw(
+      this.topics.decisions,
+      decisions.map((d) => ({ key: d.runId, value: JSON.stringify({ specVersion: SPEC_VERSION, ...d }) })),
+    );
+  }
+
+  async sendRaw(topic: string, messages: { key: string; value: string | Buffer | null }[]): Promise<void> {
+    const p = await this.connected();
+    for (let i = 0; i < messages.length; i += 1000) {
+      await p.send({ topic, acks: -1, messages: messages.slice(i, i + 1000) });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.producer?.disconnect();
+  }
+}
+
+/**
+ * Reads the journal and dead-letter topics from the beginning in a throwaway consumer group,
+ * deduplicating journal entries by journalSeq (the topic is an at-least-once copy).
+ */
+export class JournalWatcher {
+  readonly entries = new Map<string, JournalEntry>();
+  readonly deadLetters: DlqRecord[] = [];
+  duplicatesSeen = 0;
+  private consumer?: Consumer;
+  private readonly kafka: Kafka;
+
+  constructor(brokers: string[], private readonly topics: Topics, private readonly onEntry?: (e: JournalEntry) => void) {
+    this.kafka = createKafka({ brokers, clientId: 'arvis-journal-watcher' });
+  }
+
+  async start(): Promise<void> {
+    this.consumer = this.kafka.consumer({
+      groupId: `arvis-journal-watcher-${process.pid}-${Date.now()}`,
+      sessionTimeout: 10000,
+      allowAutoTopicCreation: false,
+    });
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics: [this.topics.journal, this.topics.decisionsDlq, this.topics.intentsDlq], fromBeginning: true });
+    let resolveJoined!: () => void;
+    const joined = new Promise<void>((r) => (resolveJoined = r));
+    this.consumer.on(this.consumer.events.GROUP_JOIN, () => resolveJoined());
+    await this.consumer.run({
+      eachMessage: async ({ topic, message }) => {
+        if (!message.value) return;
+        const body = JSON.parse(message.value.toString('utf8'));
+        if (topic === this.topics.journal) {
+          const entry = body as JournalEntry;
+          if (this.entries.has(entry.journalSeq)) {
+            this.duplicatesSeen++;
+            return;
+          }
+          this.entries.set(entry.journalSeq, entry);
+          this.onEntry?.(entry);
+        } else {
+          this.deadLetters.push(body as DlqRecord);
+        }
+      },
+    });
+    await joined;
+  }
+
+  finalEntriesFor(decisionIds: Iterable<string>): Map<string, JournalEntry[]> {
+    const wanted = new Set(decisionIds);
+    const out = new Map<string, JournalEntry[]>();
+    for (const e of this.entries.values()) {
+      if (!wanted.has(e.decisionId)) continue;
+      if (!['tool_result', 'authorization_refusal', 'admission_refusal'].includes(e.kind)) continue;
+      out.set(e.decisionId, [...(out.get(e.decisionId) ?? []), e]);
+    }
+    return out;
+  }
+
+  /** Polls until `done` holds or the deadline passes; returns whether it held. */
+  async waitFor(done: () => boolean, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (done()) return true;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return done();
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.disconnect();
+  }
+}

@@ -1,0 +1,33 @@
+import { importPKCS8, SignJWT } from 'jose';
+
+export interface IdentityClaims {
+  principal: string;
+  tenant: string;
+  serviceId: string;
+  sessionId?: string;
+  roles?: string[];
+  acr?: string;
+}
+
+/** Signs an identity JWT the way a trusted issuer would (EdDSA), for the demo and the tests. */
+export async function mintIdentityToken(
+  issuer: { issuer: string; privateKeyPem: string },
+  claims: IdentityClaims,
+  opts: { expiresInS?: number; now?: Date } = {},
+): Promise<string> {
+  const key = await importPKCS8(issuer.privateKeyPem, 'EdDSA');
+  const iat = Math.floor((opts.now ?? new Date()).getTime() / 1000);
+  return new SignJWT({
+    tenant: claims.tenant,
+    azp: claims.serviceId,
+    acr: claims.acr ?? 'mfa',
+    roles: claims.roles ?? [],
+    ...(claims.sessionId ? { sid: claims.sessionId } : {}),
+  })
+    .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' })
+    .setSubject(claims.principal)
+    .setIssuer(issuer.issuer)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + (opts.expiresInS ?? 600))
+    .sign(key);
+}

@@ -1,0 +1,2 @@
+export { mintIdentityToken, type IdentityClaims } from './identity-token';
+export { DecisionClient, JournalWatcher, type DecisionInput } from './decision-client';

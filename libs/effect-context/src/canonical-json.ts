@@ -1,0 +1,97 @@
+import canonicalize from 'canonicalize';
+
+/**
+ * Thrown when a value has no RFC 8785 (JCS) form. Hashes and signatures are computed over
+ * canonical text, so anything that JSON.stringify would silently drop, coerce or reshape
+ * must be refused instead: two different inputs must never share one commitment.
+ */
+export class CanonicalizationError extends Error {
+  constructor(
+    message: string,
+    /** JSON-pointer-like path of the offending value ('' = the root). */
+    readonly path: string = '',
+  ) {
+    super(path ? `${message} at ${path}` : message);
+    this.name = 'CanonicalizationError';
+  }
+}
+
+// In a /u regex a well-formed surrogate pair is one code point, so this only matches lone
+// surrogates, which I-JSON (RFC 7493, required by RFC 8785 §3.1) forbids.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function pointer(path: string, key: string | number): string {
+  return `${path}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+}
+
+function assertString(s: string, path: string, what: string): void {
+  if (LONE_SURROGATE.test(s)) throw new CanonicalizationError(`${what} contains a lone surrogate`, path);
+}
+
+/**
+ * Walks the value and refuses everything JCS cannot represent. The `canonicalize` package is
+ * lenient (drops undefined members, turns undefined array items into null, calls toJSON on
+ * Dates, recurses forever on cycles), so it only ever sees values that passed this check.
+ */
+function assertJcsValue(value: unknown, path: string, ancestors: Set<object>): void {
+  switch (typeof value) {
+    case 'string':
+      assertString(value, path, 'string');
+      return;
+    case 'boolean':
+      return;
+    case 'number':
+      if (!Number.isFinite(value)) throw new CanonicalizationError(`non-finite number ${value}`, path);
+      return;
+    case 'undefined':
+      throw new CanonicalizationError('undefined is not JSON', path);
+    case 'bigint':
+      throw new CanonicalizationError('bigint is not JSON (use a decimal string)', path);
+    case 'function':
+      throw new CanonicalizationError('function is not JSON', path);
+    case 'symbol':
+      throw new CanonicalizationError('symbol is not JSON', path);
+  }
+  if (value === null) return;
+  const obj = value as object;
+  if (ancestors.has(obj)) throw new CanonicalizationError('cyclic reference', path);
+  if (Array.isArray(obj)) {
+    if (Object.getPrototypeOf(obj) !== Array.prototype) {
+      throw new CanonicalizationError('array subclass is not plain JSON', path);
+    }
+    ancestors.add(obj);
+    for (let i = 0; i < obj.length; i++) {
+      // A hole reads as undefined and is refused like one.
+      assertJcsValue(obj[i], pointer(path, i), ancestors);
+    }
+    ancestors.delete(obj);
+    return;
+  }
+  const proto = Object.getPrototypeOf(obj);
+  if (proto !== Object.prototype && proto !== null) {
+    const name = (proto as { constructor?: { name?: string } }).constructor?.name ?? 'unknown';
+    throw new CanonicalizationError(`non-plain object (${name}) is not JSON`, path);
+  }
+  if (Object.getOwnPropertySymbols(obj).length > 0) {
+    throw new CanonicalizationError('symbol-keyed property is not JSON', path);
+  }
+  ancestors.add(obj);
+  for (const key of Object.keys(obj)) {
+    assertString(key, pointer(path, key), 'property name');
+    assertJcsValue((obj as Record<string, unknown>)[key], pointer(path, key), ancestors);
+  }
+  ancestors.delete(obj);
+}
+
+/**
+ * RFC 8785 JSON Canonicalization Scheme: members sorted by UTF-16 code units, ECMAScript number
+ * form, minimal string escaping, no whitespace. Throws CanonicalizationError for any value
+ * JCS cannot represent (see assertJcsValue).
+ */
+export function canonicalJson(value: unknown): string {
+  assertJcsValue(value, '', new Set());
+  const text = canonicalize(value);
+  // Unreachable after the walk above; kept so a future package change fails loudly.
+  if (typeof text !== 'string') throw new CanonicalizationError('value has no JSON form');
+  return text;
+}

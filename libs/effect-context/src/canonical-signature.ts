@@ -1,0 +1,82 @@
+import { sign, verify, type KeyObject } from 'node:crypto';
+import { canonicalJson } from './canonical-json';
+
+/** The authorizer's current signing key; keyId names it in the message for rotation. */
+export type SigningKey = { keyId: string; privateKey: KeyObject };
+/** keyId -> Ed25519 public key; holds the current and previous keys during a rotation. */
+export type VerificationKeyring = ReadonlyMap<string, KeyObject>;
+
+export type SignatureVerification = { ok: true; keyId: string } | { ok: false; detail: string };
+
+// 64-byte Ed25519 signature = 86 base64url characters, unpadded.
+const SIGNATURE_B64URL = /^[A-Za-z0-9_-]{86}$/;
+
+function withoutSignature(message: Record<string, unknown>): Record<string, unknown> {
+  const { signature: _ignored, ...body } = message;
+  return body;
+}
+
+/**
+ * Signs JCS(message without `signature`) with Ed25519 and returns a copy carrying
+ * signature {keyId, value (base64url)}. An existing signature is replaced, never signed over.
+ */
+export function signCanonical<T extends Record<string, unknown>>(
+  message: T,
+  key: SigningKey,
+): T & { signature: { keyId: string; value: string } } {
+  if (typeof key?.keyId !== 'string' || key.keyId === '') throw new Error('signCanonical: keyId must be a non-empty string');
+  if (key.privateKey?.type !== 'private' || key.privateKey.asymmetricKeyType !== 'ed25519') {
+    throw new Error('signCanonical: privateKey must be an Ed25519 private KeyObject');
+  }
+  const body = withoutSignature(message);
+  const value = sign(null, Buffer.from(canonicalJson(body), 'utf8'), key.privateKey).toString('base64url');
+  return { ...body, signature: { keyId: key.keyId, value } } as T & { signature: { keyId: string; value: string } };
+}
+
+/**
+ * Verifies a message signed by signCanonical against a keyring. Never throws: anything wrong
+ * (including a body JCS cannot represent) is ok:false with a detail fit for a DLQ record.
+ */
+export function verifyCanonicalSignature(
+  message: Record<string, unknown>,
+  keyring: VerificationKeyring,
+): SignatureVerification {
+  try {
+    if (message === null || typeof message !== 'object' || Array.isArray(message)) {
+      return { ok: false, detail: 'message is not a JSON object' };
+    }
+    const signature: unknown = message.signature;
+    if (signature === undefined || signature === null) return { ok: false, detail: 'signature missing' };
+    if (typeof signature !== 'object' || Array.isArray(signature)) {
+      return { ok: false, detail: 'signature is not an object' };
+    }
+    const keys = Object.keys(signature).sort();
+    if (keys.length !== 2 || keys[0] !== 'keyId' || keys[1] !== 'value') {
+      return { ok: false, detail: 'signature must have exactly keyId and value' };
+    }
+    const { keyId, value } = signature as { keyId: unknown; value: unknown };
+    if (typeof keyId !== 'string' || keyId === '') return { ok: false, detail: 'signature keyId is not a non-empty string' };
+    const publicKey = keyring.get(keyId);
+    if (!publicKey) return { ok: false, detail: `unknown signature keyId ${JSON.stringify(keyId)}` };
+    if (typeof value !== 'string' || !SIGNATURE_B64URL.test(value)) {
+      return { ok: false, detail: 'signature value is not a base64url Ed25519 signature' };
+    }
+    const bytes = Buffer.from(value, 'base64url');
+    // Reject non-canonical spellings (stray low bits in the last character) of the same bytes.
+    if (bytes.length !== 64 || bytes.toString('base64url') !== value) {
+      return { ok: false, detail: 'signature value is not a base64url Ed25519 signature' };
+    }
+    let canonical: string;
+    try {
+      canonical = canonicalJson(withoutSignature(message));
+    } catch (err) {
+      return { ok: false, detail: `message body has no canonical form: ${(err as Error).message}` };
+    }
+    if (!verify(null, Buffer.from(canonical, 'utf8'), publicKey, bytes)) {
+      return { ok: false, detail: `signature does not match message body (keyId ${JSON.stringify(keyId)})` };
+    }
+    return { ok: true, keyId };
+  } catch (err) {
+    return { ok: false, detail: `signature verification failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}

@@ -1,0 +1,1 @@
+export { appendJournal } from './append-journal';

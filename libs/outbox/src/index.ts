@@ -1,0 +1,2 @@
+export { enqueueOutbox, reserveOutboxSeqs, type OutboxRow } from './enqueue-outbox';
+export { OutboxRelay, type RelayStats } from './outbox.relay';

@@ -1,0 +1,146 @@
+import { Logger } from '@nestjs/common';
+import { Client, Pool, type PoolClient } from 'pg';
+import type { RelaySettings } from '@arvis/config';
+import type { KafkaPublisher, OutboundMessage } from '@arvis/kafka';
+
+export interface RelayStats {
+  published: number;
+  batches: number;
+  skippedWhileAnotherRelayActive: number;
+}
+
+// One relay publishes at a time (transaction-scoped advisory lock), so one run's messages are
+// never reordered by two relays racing; if it dies its transaction aborts and another takes over.
+const RELAY_LOCK_KEY = 7_276_873_010;
+const NOTIFY_CHANNEL = 'arvis_outbox';
+
+/**
+ * Publishes outbox rows at least once. Rows are selected by `published_at IS NULL`, never by
+ * "seq greater than the last published" (sequence order is not commit order), and marked only
+ * after the broker acknowledged them. Woken by LISTEN/NOTIFY; the poll is a fallback.
+ * Uses `pg` directly: LISTEN and a lock held across the broker round trip are outside Prisma.
+ */
+export class OutboxRelay {
+  private readonly log = new Logger(OutboxRelay.name);
+  private readonly pool: Pool;
+  private listener?: Client;
+  private timer?: NodeJS.Timeout;
+  private running = false;
+  private draining?: Promise<void>;
+  private wakeAgain = false;
+  readonly stats: RelayStats = { published: 0, batches: 0, skippedWhileAnotherRelayActive: 0 };
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly publisher: KafkaPublisher,
+    private readonly settings: RelaySettings,
+  ) {
+    this.pool = new Pool({ connectionString: databaseUrl, max: 1 });
+  }
+
+  async start(): Promise<void> {
+    this.running = true;
+    await this.publisher.connect();
+    await this.listen();
+    this.timer = setInterval(() => this.wake(), this.settings.pollMs);
+    this.wake();
+  }
+
+  private async listen(): Promise<void> {
+    const client = new Client({ connectionString: this.databaseUrl });
+    client.on('notification', () => this.wake());
+    client.on('error', (e) => {
+      // The poll keeps us going; reconnect the listener in the background.
+      this.log.warn(`LISTEN connection lost: ${e.message}`);
+      this.listener = undefined;
+      if (this.running) setTimeout(() => this.listen().catch(() => undefined), 1000);
+    });
+    await client.connect();
+    await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    this.listener = client;
+  }
+
+  /** Coalesces wake-ups: at most one drain at a time, and one more if woken during it. */
+  wake(): void {
+    if (!this.running) return;
+    if (this.draining) {
+      this.wakeAgain = true;
+      return;
+    }
+    this.draining = this.drain()
+      .catch((e: Error) => this.log.warn(`relay batch failed, will retry: ${e.message}`))
+      .finally(() => {
+        this.draining = undefined;
+        if (this.wakeAgain && this.running) {
+          this.wakeAgain = false;
+          this.wake();
+        }
+      });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.running) {
+      const n = await this.publishOneBatch();
+      if (n < this.settings.batchSize) return;
+    }
+  }
+
+  /** Returns how many rows it published (0 when idle or another relay holds the lock). */
+  async publishOneBatch(): Promise<number> {
+    const client: PoolClient = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [RELAY_LOCK_KEY]);
+      if (!lock.rows[0].ok) {
+        await client.query('ROLLBACK');
+        this.stats.skippedWhileAnotherRelayActive++;
+        return 0;
+      }
+      const { rows } = await client.query<{
+        seq: string;
+        topic: string;
+        message_key: string;
+        payload: string;
+        headers: Record<string, string> | null;
+      }>(
+        `SELECT seq::text, topic, message_key, payload, headers FROM outbox
+         WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
+        [this.settings.batchSize],
+      );
+      if (rows.length === 0) {
+        await client.query('COMMIT');
+        return 0;
+      }
+      const byTopic = new Map<string, OutboundMessage[]>();
+      for (const r of rows) {
+        const list = byTopic.get(r.topic) ?? [];
+        list.push({ key: r.message_key, value: r.payload, headers: r.headers ?? undefined });
+        byTopic.set(r.topic, list);
+      }
+      await this.publisher.sendBatch(byTopic);
+      const marked = await client.query(`UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[]) AND published_at IS NULL`, [
+        rows.map((r) => r.seq),
+      ]);
+      if (marked.rowCount !== rows.length) {
+        throw new Error(`marked ${marked.rowCount} of ${rows.length} outbox rows; another writer interfered`);
+      }
+      await client.query('COMMIT');
+      this.stats.published += rows.length;
+      this.stats.batches++;
+      return rows.length;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearInterval(this.timer);
+    await this.draining;
+    await this.listener?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,50 @@
+import { Controller, Get, HttpException, HttpStatus, Header } from '@nestjs/common';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { ServiceRuntime } from './service-runtime';
+
+@Controller()
+export class HealthController {
+  private readonly registry = new Registry();
+
+  constructor(private readonly runtime: ServiceRuntime) {
+    collectDefaultMetrics({ register: this.registry });
+    const runtimeRef = this.runtime;
+    new Gauge({
+      name: 'arvis_outbox_depth',
+      help: 'Outbox rows not yet acknowledged by the broker',
+      registers: [this.registry],
+      async collect() {
+        this.set((await runtimeRef.outboxDepth()).depth);
+      },
+    });
+    new Gauge({
+      name: 'arvis_outbox_oldest_age_ms',
+      help: 'Age of the oldest unpublished outbox row (relay lag)',
+      registers: [this.registry],
+      async collect() {
+        this.set((await runtimeRef.outboxDepth()).oldestAgeMs);
+      },
+    });
+  }
+
+  @Get('health/live')
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  @Get('health/ready')
+  async ready(): Promise<Record<string, unknown>> {
+    try {
+      const outbox = await this.runtime.outboxDepth();
+      return { status: 'ok', service: this.runtime.settings.service, outbox, relay: this.runtime.relay?.stats ?? null };
+    } catch (e) {
+      throw new HttpException({ status: 'unavailable', error: (e as Error).message }, HttpStatus.SERVICE_UNAVAILABLE);
+    }
+  }
+
+  @Get('metrics')
+  @Header('Content-Type', 'text/plain; version=0.0.4')
+  metrics(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

@@ -1,0 +1,61 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { INestApplication, Type } from '@nestjs/common';
+import { ConfigError } from '@arvis/config';
+import { KafkaBatchTransport } from '@arvis/kafka';
+import type { KafkaSettings } from '@arvis/config';
+import { PinoLogger } from './pino-logger';
+import { ServiceRuntime } from './service-runtime';
+
+export interface RunServiceOptions<C> {
+  service: string;
+  /** Parses and validates configuration; a ConfigError stops start-up with its message. */
+  loadConfig: () => C;
+  module: (config: C) => Type<unknown> | import('@nestjs/common').DynamicModule;
+  kafka: (config: C) => KafkaSettings;
+  topics: (config: C) => Record<string, string>;
+  httpPort: (config: C) => number;
+  logLevel: (config: C) => string;
+  maxSliceSize: (config: C) => number;
+}
+
+/** Starts one app: HTTP (health, metrics), the Kafka consumer transport, the relay; stops in order. */
+export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestApplication> {
+  let config: C;
+  try {
+    config = opts.loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`[${opts.service}] ${e.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw e;
+  }
+  const logger = new PinoLogger(opts.service, opts.logLevel(config));
+  const app = await NestFactory.create(opts.module(config), { logger, bufferLogs: false });
+  app.enableShutdownHooks();
+  let fatal = false;
+  app.connectMicroservice(
+    {
+      strategy: new KafkaBatchTransport({
+        kafka: opts.kafka(config),
+        topics: opts.topics(config),
+        maxSliceSize: opts.maxSliceSize(config),
+        onFatal: (error) => {
+          if (fatal) return;
+          fatal = true;
+          logger.fatal(`consumer cannot make progress, exiting: ${error.message}`, 'Consumer');
+          // Exit non-zero so the supervisor restarts us; uncommitted offsets are redelivered.
+          setTimeout(() => process.exit(70), 100).unref();
+          void app.close().finally(() => process.exit(70));
+        },
+      }),
+    },
+    { inheritAppConfig: true },
+  );
+  await app.get(ServiceRuntime).startRelay();
+  await app.startAllMicroservices();
+  await app.listen(opts.httpPort(config), '127.0.0.1');
+  logger.log(`${opts.service} ready on http://127.0.0.1:${opts.httpPort(config)}`, 'Bootstrap');
+  return app;
+}

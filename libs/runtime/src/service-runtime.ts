@@ -1,0 +1,60 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { createKafka, KafkaPublisher } from '@arvis/kafka';
+import { OutboxRelay } from '@arvis/outbox';
+import { PrismaService } from '@arvis/persistence';
+import type { DatabaseSettings, KafkaSettings, RelaySettings } from '@arvis/config';
+
+export const SERVICE_SETTINGS = Symbol('SERVICE_SETTINGS');
+
+export interface ServiceSettings {
+  service: string;
+  database: DatabaseSettings;
+  kafka: KafkaSettings;
+  relay: RelaySettings;
+}
+
+/**
+ * Shared plumbing of both apps: the Prisma client, the outbox relay running in-process, and an
+ * orderly stop (consumers first, then the relay drains what they committed, then the database).
+ */
+@Injectable()
+export class ServiceRuntime implements OnApplicationShutdown {
+  private readonly log = new Logger(ServiceRuntime.name);
+  readonly relay?: OutboxRelay;
+  private readonly publisher?: KafkaPublisher;
+  private relayStarted = false;
+
+  constructor(
+    @Inject(SERVICE_SETTINGS) readonly settings: ServiceSettings,
+    readonly prisma: PrismaService,
+  ) {
+    if (settings.relay.enabled) {
+      this.publisher = new KafkaPublisher(createKafka({ ...settings.kafka, clientId: `${settings.kafka.clientId}-relay` }));
+      this.relay = new OutboxRelay(settings.database.url, this.publisher, settings.relay);
+    }
+  }
+
+  async startRelay(): Promise<void> {
+    if (!this.relay || this.relayStarted) return;
+    await this.relay.start();
+    this.relayStarted = true;
+    this.log.log('outbox relay started');
+  }
+
+  async outboxDepth(): Promise<{ depth: number; oldestAgeMs: number }> {
+    const rows = await this.prisma.$queryRaw<{ depth: bigint; oldest_ms: number | null }[]>`
+      SELECT count(*) AS depth, (extract(epoch FROM now() - min(created_at)) * 1000)::float8 AS oldest_ms
+      FROM outbox WHERE published_at IS NULL`;
+    return { depth: Number(rows[0].depth), oldestAgeMs: Math.max(0, Math.round(rows[0].oldest_ms ?? 0)) };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.relayStarted) {
+      // One last drain so rows committed by the final batches leave before we exit.
+      await this.relay!.publishOneBatch().catch(() => 0);
+      await this.relay!.stop();
+    }
+    await this.publisher?.disconnect().catch(() => undefined);
+    this.log.log(`${this.settings.service} stopped`);
+  }
+}

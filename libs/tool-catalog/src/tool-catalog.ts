@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { commitment } from '@arvis/effect-context';
+import { crossesTrustBoundary, type ToolSpec } from './tool-spec';
+
+/**
+ * A frozen set of tool specs with a fingerprint over every flag and the JSON Schema of every
+ * schema: an intent minted against one surface is refused by a dispatcher that knows another.
+ */
+export class ToolCatalog {
+  readonly fingerprint: string;
+  private readonly byName: ReadonlyMap<string, ToolSpec>;
+
+  constructor(specs: readonly ToolSpec[]) {
+    const map = new Map<string, ToolSpec>();
+    for (const s of specs) {
+      if (map.has(s.name)) throw new Error(`tool ${s.name} declared twice`);
+      map.set(s.name, s);
+    }
+    this.byName = map;
+    this.fingerprint = commitment(this.manifest());
+    Object.freeze(this);
+  }
+
+  get(name: string): ToolSpec | undefined {
+    return this.byName.get(name);
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()].sort();
+  }
+
+  manifest(): Record<string, unknown> {
+    return {
+      manifestVersion: 1,
+      tools: this.names().map((name) => {
+        const s = this.byName.get(name)!;
+        return {
+          name: s.name,
+          description: s.description,
+          inputSchema: z.toJSONSchema(s.input),
+          outputSchema: z.toJSONSchema(s.output),
+          idempotent: s.idempotent,
+          retryable: s.retryable,
+          sideEffectful: s.sideEffectful,
+          timeoutMs: s.timeoutMs,
+          maxRisk: s.maxRisk,
+          requiresConfirmation: s.requiresConfirmation,
+          auditRequired: s.auditRequired,
+          reversible: s.reversible,
+          provider: s.manifest.provider,
+          dataEgress: s.manifest.dataEgress,
+          dataClass: s.manifest.dataClass,
+          requiredConsent: s.manifest.requiredConsent,
+          crossesTrustBoundary: crossesTrustBoundary(s),
+        };
+      }),
+    };
+  }
+}

@@ -1,0 +1,28 @@
+// Creates the project's topics (from config) on the broker if they are missing.
+import { z } from 'zod';
+import { commonEnvShape, envInt, loadConfig, topicsFor } from '@arvis/config';
+import { createKafka, ensureTopics } from '@arvis/kafka';
+
+async function main(): Promise<void> {
+  const env = loadConfig(
+    z.object({
+      KAFKA_BROKERS: commonEnvShape.KAFKA_BROKERS,
+      ARVIS_TOPIC_PREFIX: commonEnvShape.ARVIS_TOPIC_PREFIX,
+      TOPIC_PARTITIONS: envInt(6, 1, 1000),
+      /** -1 keeps the journal copy without a time limit. */
+      JOURNAL_RETENTION_MS: z.preprocess((v) => (v === undefined || v === '' ? -1 : v), z.coerce.number().int().min(-1)),
+    }),
+  );
+  const topics = topicsFor(env.ARVIS_TOPIC_PREFIX);
+  const kafka = createKafka({ brokers: env.KAFKA_BROKERS.split(','), clientId: 'arvis-topics' });
+  const created = await ensureTopics(kafka, topics, {
+    partitions: env.TOPIC_PARTITIONS,
+    journalRetentionMs: env.JOURNAL_RETENTION_MS,
+  });
+  console.log(`[topics] ${created.length ? `created ${created.join(', ')}` : 'all present'}`);
+}
+
+main().catch((e: Error) => {
+  console.error(`[topics] ${e.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,84 @@
+// The demo: emits a handful of decisions (allowed ones, refused ones, and one unreadable message),
+// then prints the journal entries and dead letters it gets back from Kafka.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { commonEnvShape, envInt, loadConfig, topicsFor } from '@arvis/config';
+import type { JournalEntry } from '@arvis/contracts';
+import { DecisionClient, JournalWatcher, mintIdentityToken, type DecisionInput } from '@arvis/decision-client';
+
+async function main(): Promise<void> {
+  const env = loadConfig(
+    z.object({
+      KAFKA_BROKERS: commonEnvShape.KAFKA_BROKERS,
+      ARVIS_TOPIC_PREFIX: commonEnvShape.ARVIS_TOPIC_PREFIX,
+      DEMO_ISSUER: z.string().min(1),
+      DEMO_ISSUER_KEY: z.string().min(1),
+      DEMO_DECISIONS: envInt(5, 1, 10000),
+      DEMO_TIMEOUT_MS: envInt(60000, 1000),
+    }),
+  );
+  const brokers = env.KAFKA_BROKERS.split(',');
+  const topics = topicsFor(env.ARVIS_TOPIC_PREFIX);
+  const runId = `demo-${randomUUID()}`;
+  const token = await mintIdentityToken(
+    { issuer: env.DEMO_ISSUER, privateKeyPem: env.DEMO_ISSUER_KEY },
+    { principal: 'alice', tenant: 'acme', serviceId: 'demo-agent', sessionId: 'demo-session' },
+  );
+
+  const decisions: DecisionInput[] = [];
+  for (let i = 1; i <= env.DEMO_DECISIONS; i++) {
+    decisions.push({
+      decisionId: `${runId}:d${i}`,
+      runId,
+      causalId: `c${i}`,
+      tool: 'notes.append',
+      payload: { text: `demo note ${i}`, ref: `${runId}:${i}` },
+      riskScore: 0.1,
+      identity: token,
+    });
+  }
+  const refused: DecisionInput[] = [
+    { decisionId: `${runId}:unknown-tool`, runId, causalId: 'r1', tool: 'shell.exec', payload: { cmd: 'rm -rf /' }, riskScore: 0.1, identity: token },
+    { decisionId: `${runId}:too-risky`, runId, causalId: 'r2', tool: 'notes.append', payload: { text: 'risky' }, riskScore: 0.9, identity: token },
+    { decisionId: `${runId}:bad-token`, runId, causalId: 'r3', tool: 'notes.append', payload: { text: 'x' }, riskScore: 0.1, identity: `${token.slice(0, -4)}AAAA` },
+  ];
+
+  const print = (e: JournalEntry) => {
+    if (!e.runId.startsWith(runId)) return;
+    const what = e.success ? `ok ${JSON.stringify(e.output)}` : `${e.reasonCode}: ${e.error?.message ?? ''}`;
+    console.log(`[journal #${e.journalSeq}] ${e.kind.padEnd(21)} ${e.decisionId.slice(runId.length + 1).padEnd(13)} ${e.tool.padEnd(13)} ${e.effectBoundary.padEnd(18)} ${what}`);
+  };
+  const watcher = new JournalWatcher(brokers, topics, print);
+  await watcher.start();
+  const client = new DecisionClient(brokers, topics, 'arvis-demo-producer');
+  console.log(`[demo] run ${runId}: sending ${decisions.length + refused.length} decisions and 1 unreadable message`);
+  await client.send([...decisions, ...refused]);
+  await client.sendRaw(topics.decisions, [{ key: runId, value: '{"specVersion":1,"decisionId": not json' }]);
+
+  const all = [...decisions, ...refused].map((d) => d.decisionId);
+  const ok = await watcher.waitFor(
+    () =>
+      watcher.finalEntriesFor(all).size === all.length &&
+      watcher.deadLetters.some((d) => Buffer.from(d.rawBase64, 'base64').toString('utf8').includes('not json')),
+    env.DEMO_TIMEOUT_MS,
+  );
+  for (const d of watcher.deadLetters) {
+    if (Buffer.from(d.rawBase64, 'base64').toString('utf8').includes('not json')) {
+      console.log(`[dlq ${d.sourceTopic}@${d.partition}:${d.offset}] ${d.reasonCode}: ${d.detail}`);
+    }
+  }
+  await client.close();
+  await watcher.stop();
+  const finals = watcher.finalEntriesFor(all);
+  const completed = [...finals.values()].filter((es) => es[0].success).length;
+  console.log(`[demo] ${finals.size}/${all.length} decisions have a final journal entry (${completed} effects completed, ${finals.size - completed} refused)`);
+  if (!ok) {
+    console.error('[demo] timed out waiting for the journal');
+    process.exit(1);
+  }
+}
+
+main().catch((e: Error) => {
+  console.error(`[demo] ${e.stack ?? e.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# A real single-node Apache Kafka broker (KRaft, broker+controller in one JVM) from Maven Central.
+# Usage: scripts/kafka.sh fetch|start|stop|status
+# Settings (env): KAFKA_PORT (9092), KAFKA_CONTROLLER_PORT (19093), KAFKA_DATA_DIR (.data/kafka),
+#                 KAFKA_HEAP (-Xmx512m -Xms256m), KAFKA_START_TIMEOUT_S (60)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+INFRA="$ROOT/infra/kafka"
+JARS="$INFRA/jars"
+PORT="${KAFKA_PORT:-9092}"
+CPORT="${KAFKA_CONTROLLER_PORT:-19093}"
+DATA="${KAFKA_DATA_DIR:-$ROOT/.data/kafka}"
+HEAP="${KAFKA_HEAP:--Xmx512m -Xms256m}"
+TIMEOUT="${KAFKA_START_TIMEOUT_S:-60}"
+RUN="$DATA/run"
+PIDFILE="$RUN/kafka.pid"
+LOG="$RUN/kafka.log"
+
+say() { printf '[kafka] %s\n' "$*" >&2; }
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+running_pid() {
+  [[ -f "$PIDFILE" ]] || return 1
+  local pid; pid="$(cat "$PIDFILE")"
+  kill -0 "$pid" 2>/dev/null && echo "$pid"
+}
+
+fetch() {
+  if [[ -f "$JARS/.complete" && "$JARS/.complete" -nt "$INFRA/pom.xml" ]]; then return 0; fi
+  command -v mvn >/dev/null || { say "mvn not found: install Maven (apt-get install maven) and a JDK 17+"; exit 1; }
+  say "fetching broker jars from Maven Central (cached in ~/.m2 after the first time)"
+  rm -rf "$JARS"
+  mvn -q -B -f "$INFRA/pom.xml" dependency:copy-dependencies -DoutputDirectory="$JARS" -DincludeScope=runtime
+  touch "$JARS/.complete"
+}
+
+write_config() {
+  mkdir -p "$RUN" "$DATA/log"
+  cat > "$RUN/server.properties" <<PROPS
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$CPORT
+listeners=PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CPORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$PORT
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$DATA/log
+num.partitions=6
+auto.create.topics.enable=false
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=6
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+group.initial.rebalance.delay.ms=0
+group.min.session.timeout.ms=1000
+delete.topic.enable=true
+PROPS
+  cat > "$RUN/simplelogger.properties" <<PROPS
+org.slf4j.simpleLogger.defaultLogLevel=warn
+org.slf4j.simpleLogger.showDateTime=true
+PROPS
+}
+
+start() {
+  fetch
+  if pid="$(running_pid)"; then say "already running (pid $pid) on 127.0.0.1:$PORT"; return 0; fi
+  if port_open "$PORT"; then say "port $PORT is taken by another process; set KAFKA_PORT"; exit 1; fi
+  write_config
+  local cp="$JARS/*"
+  if [[ ! -f "$DATA/log/meta.properties" ]]; then
+    local id; id="$(java -cp "$cp" kafka.tools.StorageTool random-uuid 2>/dev/null)"
+    java -cp "$cp" kafka.tools.StorageTool format -t "$id" -c "$RUN/server.properties" >"$RUN/format.log" 2>&1
+    say "formatted $DATA/log (cluster $id)"
+  fi
+  local t0=$SECONDS
+  # shellcheck disable=SC2086
+  nohup java $HEAP -XX:+UseG1GC -Djava.awt.headless=true \
+    -Dslf4j.internal.verbosity=WARN -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+    -cp "$cp" kafka.Kafka "$RUN/server.properties" >"$LOG" 2>&1 &
+  echo $! > "$PIDFILE"
+  while ! port_open "$PORT"; do
+    if ! kill -0 "$(cat "$PIDFILE")" 2>/dev/null; then say "broker exited during start-up; last log lines:"; tail -n 30 "$LOG" >&2; exit 1; fi
+    if (( SECONDS - t0 > TIMEOUT )); then say "broker not listening after ${TIMEOUT}s"; tail -n 30 "$LOG" >&2; stop; exit 1; fi
+    sleep 0.2
+  done
+  say "listening on 127.0.0.1:$PORT after $((SECONDS - t0))s (pid $(cat "$PIDFILE"), log $LOG)"
+}
+
+stop() {
+  local pid
+  if ! pid="$(running_pid)"; then rm -f "$PIDFILE"; say "not running"; return 0; fi
+  kill -TERM "$pid"
+  for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || { rm -f "$PIDFILE"; say "stopped"; return 0; }; sleep 0.2; done
+  say "broker did not stop in 30s; killing"; kill -KILL "$pid" 2>/dev/null || true; rm -f "$PIDFILE"
+}
+
+status() { if pid="$(running_pid)"; then echo "running pid $pid port $PORT"; else echo "stopped"; return 1; fi; }
+
+case "${1:-}" in
+  fetch) fetch ;;
+  start) start ;;
+  stop) stop ;;
+  status) status ;;
+  *) echo "usage: $0 fetch|start|stop|status" >&2; exit 2 ;;
+esac

@@ -9,6 +9,7 @@ void runService({
   kafka: (c) => c.kafka,
   topics: (c) => ({ decisions: c.topics.decisions }),
   httpPort: (c) => c.httpPort,
+  httpHost: (c) => c.httpHost,
   logLevel: (c) => c.logLevel,
   maxSliceSize: (c) => c.sliceSize,
 });

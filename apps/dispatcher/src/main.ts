@@ -9,6 +9,7 @@ void runService({
   kafka: (c) => c.kafka,
   topics: (c) => ({ intents: c.topics.intents }),
   httpPort: (c) => c.httpPort,
+  httpHost: (c) => c.httpHost,
   logLevel: (c) => c.logLevel,
   maxSliceSize: (c) => c.sliceSize,
 });

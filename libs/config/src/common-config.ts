@@ -19,6 +19,8 @@ export const commonEnvShape = {
       .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
       .default('postgresql://postgres@127.0.0.1:5432/arvis'),
   ),
+  /** Address the HTTP surface (health, metrics) binds to; 0.0.0.0 inside a container. */
+  HTTP_HOST: envString('127.0.0.1'),
   DATABASE_POOL_SIZE: envInt(4, 1, 64),
   DATABASE_TX_TIMEOUT_MS: envInt(15000, 100),
   KAFKA_BROKERS: envString('127.0.0.1:9092'),
@@ -77,6 +79,7 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
   return {
     profile: env.ARVIS_PROFILE,
     logLevel: env.LOG_LEVEL,
+    httpHost: env.HTTP_HOST,
     topics: topicsFor(env.ARVIS_TOPIC_PREFIX),
     database: {
       url: env.DATABASE_URL,

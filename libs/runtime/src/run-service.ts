@@ -15,6 +15,7 @@ export interface RunServiceOptions<C> {
   kafka: (config: C) => KafkaSettings;
   topics: (config: C) => Record<string, string>;
   httpPort: (config: C) => number;
+  httpHost: (config: C) => string;
   logLevel: (config: C) => string;
   maxSliceSize: (config: C) => number;
 }
@@ -55,7 +56,7 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
   );
   await app.get(ServiceRuntime).startRelay();
   await app.startAllMicroservices();
-  await app.listen(opts.httpPort(config), '127.0.0.1');
+  await app.listen(opts.httpPort(config), opts.httpHost(config));
   logger.log(`${opts.service} ready on http://127.0.0.1:${opts.httpPort(config)}`, 'Bootstrap');
   return app;
 }

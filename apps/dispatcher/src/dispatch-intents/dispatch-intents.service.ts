@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import {
   buildDlqRecord,
   IntentMessageSchema,
+  IntentSignatureSchema,
   parseInbound,
   type IntentMessage,
   type JournalEntryDraft,
@@ -41,6 +42,10 @@ export interface DispatchOutcome {
   refused: number;
 }
 
+// Signature optional at parse time so that an unsigned message is refused as untrusted (what it
+// is), not as malformed; verifyCanonicalSignature then refuses it.
+const InboundIntentSchema = IntentMessageSchema.extend({ signature: IntentSignatureSchema.optional() });
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -75,7 +80,7 @@ export class DispatchIntentsService implements OnModuleInit {
     const deadLetters: OutboxRow[] = [];
     const verified: Verified[] = [];
     for (const message of batch.messages) {
-      const parsed = parseInbound(IntentMessageSchema, message.value, { maxBytes: this.config.maxIntentBytes });
+      const parsed = parseInbound(InboundIntentSchema, message.value, { maxBytes: this.config.maxIntentBytes });
       if (!parsed.ok) {
         deadLetters.push(this.deadLetter(message, parsed.reasonCode, parsed.detail, now));
         continue;

@@ -1,0 +1,48 @@
+# syntax=docker/dockerfile:1
+# One image for both services and the one-shot scripts; docker-compose.yml picks the command:
+#   node dist/apps/authorizer/src/main.js       node dist/scripts/migrate.js
+#   node dist/apps/dispatcher/src/main.js       node dist/scripts/create-topics.js
+#   node dist/scripts/demo-producer.js
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ---- build: all dependencies, prisma generate, tsc --------------------------------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+# Prisma 7 wants a schema-engine binary that neither generation nor this project's migrations
+# (scripts/migrate applies the SQL files itself) ever run. Pointing it at a placeholder stops both
+# the @prisma/engines postinstall and `prisma generate` from downloading it (binaries.prisma.sh).
+ENV PRISMA_SCHEMA_ENGINE_BINARY=/bin/false
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund --loglevel=error
+COPY tsconfig.json tsconfig.build.json prisma.config.ts ./
+COPY prisma ./prisma
+COPY scripts ./scripts
+COPY libs ./libs
+COPY apps ./apps
+RUN npm run build
+
+# ---- prod-deps: runtime dependencies only ---------------------------------------------------------
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# --omit=optional as well as dev: `prisma` and `typescript` are optional peers of @prisma/client, so
+# npm marks them devOptional and --omit=dev alone keeps them (~250 MB). The only other optional
+# package is pg-cloudflare (Cloudflare Workers only). --ignore-scripts: the one install script
+# left (@nestjs/core) only prints a funding banner. The built code needs nothing else: the
+# generated Prisma client is compiled into dist/ and migrate.js uses `pg`.
+RUN --mount=type=cache,target=/root/.npm \
+    npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund --loglevel=error
+
+# ---- runtime -----------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+# Files stay root-owned (read-only to the service); the process runs as the image's `node` user.
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# migrate.js reads ../../prisma/migrations relative to dist/scripts.
+COPY prisma/migrations ./prisma/migrations
+COPY package.json ./
+USER node
+EXPOSE 3001 3002
+CMD ["sh", "-c", "echo 'usage: docker run IMAGE node dist/apps/authorizer/src/main.js | node dist/apps/dispatcher/src/main.js | node dist/scripts/migrate.js | node dist/scripts/create-topics.js | node dist/scripts/demo-producer.js' >&2; exit 2"]

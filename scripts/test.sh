@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The README's second command: installs, builds, starts Kafka (and PostgreSQL if it is down), and
+# runs the whole suite: unit specs, then end-to-end specs that start both apps as processes.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+trap stop_kafka_if_started EXIT
+
+install_deps
+build
+ensure_postgres
+start_kafka
+step "running the tests"
+mkdir -p .data
+rc=0
+npx jest --runInBand --json --outputFile=.data/jest-results.json "$@" || rc=$?
+# One plain closing line, whatever the runner printed above it.
+node -e '
+  const r = require(process.argv[1]);
+  const skipped = r.numPendingTests + r.numTodoTests;
+  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ""));
+' "$ROOT/.data/jest-results.json" || true
+exit $rc

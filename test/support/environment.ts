@@ -1,0 +1,78 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Pool } from 'pg';
+import { topicsFor } from '@arvis/config';
+import { createKafka, ensureTopics } from '@arvis/kafka';
+import { applyMigrations } from '@arvis/persistence';
+import { localKeyEnv, localKeys } from '../../scripts/local-keys';
+import { DATA, ROOT } from './services';
+
+/**
+ * Where a suite's processes live: its own database and topic prefix, so fault specs that kill
+ * processes or restart the broker cannot disturb one another.
+ */
+export interface TestEnvironment {
+  name: string;
+  brokers: string[];
+  databaseUrl: string;
+  topicPrefix: string;
+  /** Environment for the apps this environment starts. */
+  appEnv: Record<string, string>;
+  issuer: { issuer: string; privateKeyPem: string };
+}
+
+const STATE_FILE = join(DATA, 'e2e-state.json');
+const BASE_URL = 'postgresql://postgres@127.0.0.1:5432';
+
+export function brokers(): string[] {
+  return [`127.0.0.1:${process.env.KAFKA_PORT ?? '9092'}`];
+}
+
+/** The consumer group an app of this environment joins. */
+export const groupOf = (env: TestEnvironment, app: 'authorizer' | 'dispatcher') => `${env.topicPrefix}${app}`;
+
+/** A fresh database (dropped and recreated), migrated, and a fresh topic prefix with its topics. */
+export async function createEnvironment(name: string): Promise<TestEnvironment> {
+  const db = `arvis_test_${name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
+  const admin = new Pool({ connectionString: `${BASE_URL}/postgres`, max: 1 });
+  await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
+  await admin.end();
+  const databaseUrl = `${BASE_URL}/${db}`;
+  await applyMigrations(databaseUrl, join(ROOT, 'prisma', 'migrations'));
+  const topicPrefix = `t${Date.now().toString(36)}-${name}.`;
+  const kafka = createKafka({ brokers: brokers(), clientId: 'arvis-test-setup' });
+  await ensureTopics(kafka, topicsFor(topicPrefix), { partitions: 6, journalRetentionMs: -1 });
+  const keys = localKeys(DATA);
+  const keyEnv = localKeyEnv(keys);
+  return {
+    name,
+    brokers: brokers(),
+    databaseUrl,
+    topicPrefix,
+    issuer: { issuer: keys.issuer.issuer, privateKeyPem: keys.issuer.privateKeyPem },
+    appEnv: {
+      ARVIS_PROFILE: 'production',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: databaseUrl,
+      KAFKA_BROKERS: brokers().join(','),
+      ARVIS_TOPIC_PREFIX: topicPrefix,
+      // Short sessions so a killed process is replaced quickly.
+      KAFKA_SESSION_TIMEOUT_MS: '6000',
+      KAFKA_HEARTBEAT_INTERVAL_MS: '500',
+      RELAY_POLL_MS: '250',
+      INTENT_SIGNING_KEY_ID: keyEnv.INTENT_SIGNING_KEY_ID,
+      INTENT_SIGNING_KEY: keyEnv.INTENT_SIGNING_KEY,
+      INTENT_VERIFICATION_KEYS: keyEnv.INTENT_VERIFICATION_KEYS,
+      TRUSTED_ISSUERS: keyEnv.TRUSTED_ISSUERS,
+    },
+  };
+}
+
+export function saveSharedEnvironment(env: TestEnvironment): void {
+  writeFileSync(STATE_FILE, JSON.stringify(env));
+}
+
+/** The environment the global setup started for the whole suite (both apps already running). */
+export function sharedEnvironment(): TestEnvironment {
+  return JSON.parse(readFileSync(STATE_FILE, 'utf8')) as TestEnvironment;
+}

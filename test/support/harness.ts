@@ -1,0 +1,104 @@
+import { Pool } from 'pg';
+import { topicsFor } from '@arvis/config';
+import type { Topics } from '@arvis/contracts';
+import { DecisionClient, JournalWatcher, mintIdentityToken, type DecisionInput } from '@arvis/decision-client';
+import { createKafka, createProducer } from '@arvis/kafka';
+import type { TestEnvironment } from './environment';
+
+/** What a spec uses to drive the running system and look at its database and topics. */
+export class Harness {
+  readonly db: Pool;
+  readonly topics: Topics;
+  readonly client: DecisionClient;
+  readonly journal: JournalWatcher;
+
+  constructor(readonly env: TestEnvironment) {
+    this.db = new Pool({ connectionString: env.databaseUrl, max: 2 });
+    this.topics = topicsFor(env.topicPrefix);
+    this.client = new DecisionClient(env.brokers, this.topics, 'arvis-test-client');
+    this.journal = new JournalWatcher(env.brokers, this.topics);
+  }
+
+  async start(): Promise<this> {
+    await this.journal.start();
+    return this;
+  }
+
+  token(claims: Partial<{ principal: string; tenant: string; serviceId: string; sessionId: string }> = {}, expiresInS = 600) {
+    return mintIdentityToken(
+      this.env.issuer,
+      { principal: 'alice', tenant: 'acme', serviceId: 'agent-1', sessionId: 's-1', ...claims },
+      { expiresInS },
+    );
+  }
+
+  async decisions(runId: string, n: number, over: Partial<DecisionInput> = {}): Promise<DecisionInput[]> {
+    const identity = await this.token();
+    return Array.from({ length: n }, (_, i) => ({
+      decisionId: `${runId}:d${i}`,
+      runId,
+      causalId: `c${i}`,
+      tool: 'notes.append',
+      payload: { text: `note ${i}`, ref: `${runId}:${i}` },
+      riskScore: 0.1,
+      identity,
+      ...over,
+    }));
+  }
+
+  async query<T extends Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return (await this.db.query<T>(sql, params)).rows;
+  }
+
+  /** Final journal rows in the table for these decisions. */
+  async finalRows(decisionIds: string[]) {
+    return this.query<{ journal_seq: string; decision_id: string; kind: string; effect_boundary: string; reason_code: string | null }>(
+      `SELECT journal_seq::text, decision_id, kind, effect_boundary, reason_code FROM journal
+       WHERE final_decision_id = ANY($1) ORDER BY journal.journal_seq`,
+      [decisionIds],
+    );
+  }
+
+  async waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (await check()) return;
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+  }
+
+  /** Produces raw bytes and returns where they landed. */
+  async produceRaw(topic: string, key: string, value: string | Buffer | null): Promise<{ partition: number; offset: string }> {
+    const kafka = createKafka({ brokers: this.env.brokers, clientId: 'arvis-test-raw' });
+    const p = createProducer(kafka);
+    await p.connect();
+    try {
+      const [meta] = await p.send({ topic, acks: -1, messages: [{ key, value }] });
+      return { partition: meta.partition, offset: meta.baseOffset! };
+    } finally {
+      await p.disconnect();
+    }
+  }
+
+  /** Waits until a consumer group has committed past an offset: the message was fully handled. */
+  async waitForGroupPast(groupId: string, topic: string, partition: number, offset: string): Promise<void> {
+    const admin = createKafka({ brokers: this.env.brokers, clientId: 'arvis-test-admin' }).admin();
+    await admin.connect();
+    try {
+      await this.waitUntil(`${groupId} to commit past ${topic}[${partition}]@${offset}`, async () => {
+        const [t] = await admin.fetchOffsets({ groupId, topics: [topic] });
+        const p = t.partitions.find((x) => x.partition === partition);
+        return !!p && BigInt(p.offset) > BigInt(offset);
+      });
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+    await this.journal.stop();
+    await this.db.end();
+  }
+}

@@ -1,0 +1,63 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const ROOT = join(__dirname, '..', '..');
+export const DATA = join(ROOT, '.data');
+const DIST_MAIN = {
+  authorizer: join(ROOT, 'dist', 'apps', 'authorizer', 'src', 'main.js'),
+  dispatcher: join(ROOT, 'dist', 'apps', 'dispatcher', 'src', 'main.js'),
+};
+
+export type AppName = keyof typeof DIST_MAIN;
+
+export interface RunningApp {
+  name: string;
+  port: number;
+  child: ChildProcess;
+  logFile: string;
+}
+
+/** Starts one app as a separate OS process (the compiled build) and waits until it is ready. */
+export async function startApp(
+  app: AppName,
+  name: string,
+  env: Record<string, string>,
+  port: number,
+  logDir: string,
+): Promise<RunningApp> {
+  if (!existsSync(DIST_MAIN[app])) throw new Error(`${DIST_MAIN[app]} missing: run \`npm run build\` first`);
+  mkdirSync(logDir, { recursive: true });
+  const logFile = join(logDir, `${name}.log`);
+  const log = createWriteStream(logFile, { flags: 'a' });
+  const child = spawn(process.execPath, [DIST_MAIN[app]], {
+    env: { PATH: process.env.PATH ?? '', ...env, HTTP_PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.pipe(log);
+  child.stderr!.pipe(log);
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} during start-up; see ${logFile}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health/ready`);
+      if (res.ok) return { name, port, child, logFile };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${name} not ready after 60 s; see ${logFile}`);
+}
+
+/** SIGTERM and wait (graceful); SIGKILL after the grace period. */
+export async function stopApp(app: RunningApp, graceMs = 15_000): Promise<number | null> {
+  if (app.child.exitCode !== null) return app.child.exitCode;
+  const exited = new Promise<number | null>((r) => app.child.once('exit', (code) => r(code)));
+  app.child.kill('SIGTERM');
+  const timer = setTimeout(() => app.child.kill('SIGKILL'), graceMs);
+  const code = await exited;
+  clearTimeout(timer);
+  return code;
+}

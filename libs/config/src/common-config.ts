@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_TOPICS, type Topics } from '@arvis/contracts';
-import { envBool, envInt, envString } from './load-config';
+import { ConfigError, envBool, envInt, envString } from './load-config';
+import { faultsEnv, hasFaults } from './faults';
 
 export const Profile = z.enum(['production', 'test', 'development']);
 export type Profile = z.infer<typeof Profile>;
@@ -33,6 +34,11 @@ export const commonEnvShape = {
   RELAY_ENABLED: envBool(true),
   RELAY_BATCH_SIZE: envInt(500, 1, 10000),
   RELAY_POLL_MS: envInt(1000, 10),
+  /** Published outbox rows are deleted after this long, in batches of RELAY_PRUNE_BATCH. */
+  RELAY_RETENTION_MS: envInt(7 * 24 * 3600 * 1000, 0),
+  RELAY_PRUNE_BATCH: envInt(1000, 1, 100000),
+  RELAY_PRUNE_INTERVAL_MS: envInt(60000, 100),
+  ARVIS_FAULTS: faultsEnv,
   /** Consumer handler faults retried this many times before the process exits loudly. */
   CONSUMER_MAX_HANDLER_ATTEMPTS: envInt(5, 1, 100),
 };
@@ -69,6 +75,11 @@ export interface RelaySettings {
   enabled: boolean;
   batchSize: number;
   pollMs: number;
+  retentionMs: number;
+  pruneBatch: number;
+  pruneIntervalMs: number;
+  /** Fault point (test profile only): die between the broker's ack and the mark. */
+  crashAfterPublish: boolean;
 }
 
 type CommonEnv = {
@@ -76,7 +87,11 @@ type CommonEnv = {
 };
 
 export function commonSettings(env: CommonEnv, clientId: string, groupId: string) {
+  if (env.ARVIS_PROFILE === 'production' && hasFaults(env.ARVIS_FAULTS)) {
+    throw new ConfigError(['ARVIS_FAULTS: fault points are refused in the production profile']);
+  }
   return {
+    faults: env.ARVIS_FAULTS,
     profile: env.ARVIS_PROFILE,
     logLevel: env.LOG_LEVEL,
     httpHost: env.HTTP_HOST,
@@ -100,6 +115,10 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
       enabled: env.RELAY_ENABLED,
       batchSize: env.RELAY_BATCH_SIZE,
       pollMs: env.RELAY_POLL_MS,
+      retentionMs: env.RELAY_RETENTION_MS,
+      pruneBatch: env.RELAY_PRUNE_BATCH,
+      pruneIntervalMs: env.RELAY_PRUNE_INTERVAL_MS,
+      crashAfterPublish: env.ARVIS_FAULTS.relayCrashAfterPublish === true,
     } satisfies RelaySettings,
   };
 }

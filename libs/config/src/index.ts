@@ -8,3 +8,4 @@ export {
   type DatabaseSettings,
   type RelaySettings,
 } from './common-config';
+export { FaultsSchema, faultFor, hasFaults, type Faults } from './faults';

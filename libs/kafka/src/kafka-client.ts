@@ -63,10 +63,17 @@ export class KafkaPublisher {
   /** Sends to several topics in one request; rejects unless every message was acknowledged. */
   async sendBatch(byTopic: Map<string, OutboundMessage[]>): Promise<void> {
     await this.connect();
-    await this.producer.sendBatch({
-      acks: -1,
-      topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
-    });
+    try {
+      await this.producer.sendBatch({
+        acks: -1,
+        topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+      });
+    } catch (e) {
+      // Start from a fresh connection next time (the broker may have restarted).
+      this.connected = false;
+      await this.producer.disconnect().catch(() => undefined);
+      throw e;
+    }
   }
 
   async disconnect(): Promise<void> {

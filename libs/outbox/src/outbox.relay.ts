@@ -7,6 +7,8 @@ export interface RelayStats {
   published: number;
   batches: number;
   skippedWhileAnotherRelayActive: number;
+  failedBatches: number;
+  pruned: number;
 }
 
 // One relay publishes at a time (transaction-scoped advisory lock), so one run's messages are
@@ -25,10 +27,11 @@ export class OutboxRelay {
   private readonly pool: Pool;
   private listener?: Client;
   private timer?: NodeJS.Timeout;
+  private pruneTimer?: NodeJS.Timeout;
   private running = false;
   private draining?: Promise<void>;
   private wakeAgain = false;
-  readonly stats: RelayStats = { published: 0, batches: 0, skippedWhileAnotherRelayActive: 0 };
+  readonly stats: RelayStats = { published: 0, batches: 0, skippedWhileAnotherRelayActive: 0, failedBatches: 0, pruned: 0 };
 
   constructor(
     private readonly databaseUrl: string,
@@ -40,9 +43,11 @@ export class OutboxRelay {
 
   async start(): Promise<void> {
     this.running = true;
-    await this.publisher.connect();
+    // The broker may be down at start-up: publishing connects (and reconnects) on demand.
+    await this.publisher.connect().catch((e: Error) => this.log.warn(`broker not reachable yet: ${e.message}`));
     await this.listen();
     this.timer = setInterval(() => this.wake(), this.settings.pollMs);
+    this.pruneTimer = setInterval(() => void this.prune().catch((e: Error) => this.log.warn(`prune failed: ${e.message}`)), this.settings.pruneIntervalMs);
     this.wake();
   }
 
@@ -68,7 +73,10 @@ export class OutboxRelay {
       return;
     }
     this.draining = this.drain()
-      .catch((e: Error) => this.log.warn(`relay batch failed, will retry: ${e.message}`))
+      .catch((e: Error) => {
+        this.stats.failedBatches++;
+        this.log.warn(`relay batch failed, will retry: ${e.message}`);
+      })
       .finally(() => {
         this.draining = undefined;
         if (this.wakeAgain && this.running) {
@@ -118,6 +126,10 @@ export class OutboxRelay {
         byTopic.set(r.topic, list);
       }
       await this.publisher.sendBatch(byTopic);
+      if (this.settings.crashAfterPublish) {
+        // Fault point: the broker has the messages, the rows are still unmarked.
+        process.kill(process.pid, 'SIGKILL');
+      }
       const marked = await client.query(`UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[]) AND published_at IS NULL`, [
         rows.map((r) => r.seq),
       ]);
@@ -136,9 +148,27 @@ export class OutboxRelay {
     }
   }
 
+  /** Deletes published rows older than the retention, in bounded batches; returns how many. */
+  async prune(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const res = await this.pool.query(
+        `DELETE FROM outbox WHERE seq IN (
+           SELECT seq FROM outbox WHERE published_at IS NOT NULL AND published_at < now() - make_interval(secs => $1::float8 / 1000)
+           ORDER BY seq LIMIT $2)`,
+        [this.settings.retentionMs, this.settings.pruneBatch],
+      );
+      total += res.rowCount ?? 0;
+      if ((res.rowCount ?? 0) < this.settings.pruneBatch || !this.running) break;
+    }
+    this.stats.pruned += total;
+    return total;
+  }
+
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearInterval(this.timer);
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
     await this.draining;
     await this.listener?.end().catch(() => undefined);
     await this.pool.end();

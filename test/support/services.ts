@@ -7,6 +7,7 @@ export const DATA = join(ROOT, '.data');
 const DIST_MAIN = {
   authorizer: join(ROOT, 'dist', 'apps', 'authorizer', 'src', 'main.js'),
   dispatcher: join(ROOT, 'dist', 'apps', 'dispatcher', 'src', 'main.js'),
+  relay: join(ROOT, 'dist', 'apps', 'relay', 'src', 'main.js'),
 };
 
 export type AppName = keyof typeof DIST_MAIN;
@@ -25,6 +26,7 @@ export async function startApp(
   env: Record<string, string>,
   port: number,
   logDir: string,
+  waitReady = true,
 ): Promise<RunningApp> {
   if (!existsSync(DIST_MAIN[app])) throw new Error(`${DIST_MAIN[app]} missing: run \`npm run build\` first`);
   mkdirSync(logDir, { recursive: true });
@@ -36,9 +38,12 @@ export async function startApp(
   });
   child.stdout!.pipe(log);
   child.stderr!.pipe(log);
+  if (!waitReady) return { name, port, child, logFile };
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} during start-up; see ${logFile}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) during start-up; see ${logFile}`);
+    }
     try {
       const res = await fetch(`http://127.0.0.1:${port}/health/ready`);
       if (res.ok) return { name, port, child, logFile };
@@ -53,7 +58,7 @@ export async function startApp(
 
 /** SIGTERM and wait (graceful); SIGKILL after the grace period. */
 export async function stopApp(app: RunningApp, graceMs = 15_000): Promise<number | null> {
-  if (app.child.exitCode !== null) return app.child.exitCode;
+  if (app.child.exitCode !== null || app.child.signalCode !== null) return app.child.exitCode;
   const exited = new Promise<number | null>((r) => app.child.once('exit', (code) => r(code)));
   app.child.kill('SIGTERM');
   const timer = setTimeout(() => app.child.kill('SIGKILL'), graceMs);

@@ -29,5 +29,7 @@ export async function reserveOutboxSeqs(tx: Tx, n: number): Promise<bigint[]> {
   // nextval over a series: one round trip for the whole batch (Prisma has no API for sequences).
   const rows = await tx.$queryRaw<{ seq: bigint }[]>`
     SELECT nextval(pg_get_serial_sequence('outbox', 'seq')) AS seq FROM generate_series(1, ${n}::int)`;
-  return rows.map((r) => BigInt(r.seq));
+  // Row order is not guaranteed to follow nextval order: sort, so that messages of one run
+  // written in one transaction get positions in the order they were decided.
+  return rows.map((r) => BigInt(r.seq)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -112,7 +112,7 @@ export class OutboxRelay {
         headers: Record<string, string> | null;
       }>(
         `SELECT seq::text, topic, message_key, payload, headers FROM outbox
-         WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
+         WHERE published_at IS NULL ORDER BY outbox.seq LIMIT $1`, // not the text alias
         [this.settings.batchSize],
       );
       if (rows.length === 0) {

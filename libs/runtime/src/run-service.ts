@@ -36,11 +36,13 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
   const app = await NestFactory.create(opts.module(config), { logger, bufferLogs: false });
   app.enableShutdownHooks();
   let fatal = false;
-  app.connectMicroservice(
+  const topics = opts.topics(config);
+  // A process with no topics to consume (the standalone relay) runs no Kafka consumer.
+  if (Object.keys(topics).length > 0) app.connectMicroservice(
     {
       strategy: new KafkaBatchTransport({
         kafka: opts.kafka(config),
-        topics: opts.topics(config),
+        topics,
         maxSliceSize: opts.maxSliceSize(config),
         onFatal: (error) => {
           if (fatal) return;

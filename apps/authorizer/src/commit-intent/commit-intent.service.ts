@@ -1,6 +1,7 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { SPEC_VERSION, type IntentMessage, type UnsignedIntentMessage } from '@arvis/contracts';
+import { faultFor } from '@arvis/config';
+import { SPEC_VERSION, type IntentMessage, type ReasonCode, type UnsignedIntentMessage } from '@arvis/contracts';
 import {
   commitment,
   effectContextCommitment,
@@ -13,14 +14,46 @@ import { Prisma, PrismaService, readStoreFingerprint, type Tx } from '@arvis/per
 import { ToolCatalog } from '@arvis/tool-catalog';
 import type { Authorized } from '../authorize-decision/authorization.types';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
+import { validateReceipt } from './validate-receipt';
+
+/** A decision whose intent could not be recorded: its capability is revoked, nothing is published. */
+export interface AbortedIntent {
+  authorized: Authorized;
+  reasonCode: Extract<ReasonCode, 'invalid_audit_receipt' | 'audit_receipt_position_reused' | 'audit_intent_failed'>;
+  detail: string;
+  receiptReason?: string;
+}
+
+export interface CommitResult {
+  messages: IntentMessage[];
+  aborted: AbortedIntent[];
+}
+
+/** Thrown from the bulk path so the caller retries the slice with one savepoint per intent. */
+export class IntentSinkError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`intent sink failed: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'IntentSinkError';
+  }
+}
+
+interface Prepared {
+  a: Authorized;
+  intent: Prisma.IntentCreateManyInput;
+  capability: Prisma.CapabilityCreateManyInput;
+  message: IntentMessage;
+  seq: bigint;
+}
 
 /**
- * Mints the capability and commits the exact intent, its receipt and its signed message in the
- * caller's transaction. The message carries identifiers and hashes only; the frozen payload
- * stays in the intents table for the dispatcher.
+ * The intent sink: mints the capability and records the exact intent, its receipt and its
+ * signed message in the caller's transaction. The message carries identifiers and hashes only;
+ * the frozen payload stays in the intents table for the dispatcher. The receipt's durable
+ * position is the outbox sequence, its store fingerprint the database's identity.
  */
 @Injectable()
 export class CommitIntentService implements OnModuleInit {
+  private readonly log = new Logger(CommitIntentService.name);
   private storeFingerprint!: string;
   private readonly signingKey: SigningKey;
 
@@ -36,43 +69,114 @@ export class CommitIntentService implements OnModuleInit {
     this.storeFingerprint = await readStoreFingerprint(this.prisma);
   }
 
-  async commit(tx: Tx, authorized: Authorized[], committedAt: Date): Promise<IntentMessage[]> {
-    if (authorized.length === 0) return [];
+  /**
+   * `isolate` false: one multi-row insert per table (the hot path); any failure throws
+   * IntentSinkError and the caller retries the slice with `isolate` true, where each intent has
+   * its own savepoint and a failure aborts that decision only.
+   */
+  async commit(tx: Tx, authorized: Authorized[], committedAt: Date, isolate: boolean): Promise<CommitResult> {
+    if (authorized.length === 0) return { messages: [], aborted: [] };
     const seqs = await reserveOutboxSeqs(tx, authorized.length);
-    const intents: Prisma.IntentCreateManyInput[] = [];
-    const capabilities: Prisma.CapabilityCreateManyInput[] = [];
-    const messages: IntentMessage[] = [];
-    authorized.forEach((a, i) => {
-      const d = a.decision;
-      const intentId = randomUUID();
-      const capabilityId = randomUUID();
-      const ctxCommitment = effectContextCommitment(a.effectContext);
-      const intentCommitment = commitment({
-        intentFormatVersion: 1,
-        intentId,
-        capabilityId,
-        decisionId: d.decisionId,
-        runId: d.runId,
-        causalId: d.causalId,
-        tenant: a.identity.tenant,
-        principal: a.identity.principal,
-        tool: a.spec.name,
-        processId: d.processId,
-        payloadSha256: a.frozen.sha256,
-        effectContextCommitment: ctxCommitment,
-        idempotencyKey: a.idempotencyKey,
-        catalogFingerprint: this.catalog.fingerprint,
-      });
-      const receipt = {
-        receiptId: randomUUID(),
-        runId: d.runId,
-        causalId: d.causalId,
-        intentSha256: intentCommitment,
-        durablePosition: seqs[i].toString(),
+    const aborted: AbortedIntent[] = [];
+    const accepted: Prepared[] = [];
+    for (let i = 0; i < authorized.length; i++) {
+      const p = await this.prepare(tx, authorized[i], seqs[i], committedAt);
+      const reason = validateReceipt(p.message.receipt, {
+        intentSha256: p.intent.intentCommitment,
+        runId: p.a.decision.runId,
+        causalId: p.a.decision.causalId,
         storeFingerprint: this.storeFingerprint,
-        committedAt: committedAt.toISOString(),
-      };
-      intents.push({
+      });
+      if (reason) aborted.push({ authorized: p.a, reasonCode: 'invalid_audit_receipt', detail: `receipt refused: ${reason}`, receiptReason: reason });
+      else accepted.push(p);
+    }
+    const recorded: Prepared[] = [];
+    if (!isolate) {
+      try {
+        await this.record(tx, accepted);
+        recorded.push(...accepted);
+      } catch (e) {
+        throw new IntentSinkError(e);
+      }
+    } else {
+      for (const p of accepted) {
+        await tx.$executeRawUnsafe('SAVEPOINT intent_sink');
+        try {
+          await this.record(tx, [p]);
+          await tx.$executeRawUnsafe('RELEASE SAVEPOINT intent_sink');
+          recorded.push(p);
+        } catch (e) {
+          await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT intent_sink');
+          const text = String((e as Error)?.message ?? e);
+          const reused = /durable_position|outbox_pkey/.test(text);
+          aborted.push({
+            authorized: p.a,
+            reasonCode: reused ? 'audit_receipt_position_reused' : 'audit_intent_failed',
+            detail: reused ? `durable position ${p.message.receipt.durablePosition} was already accepted` : `intent not recorded: ${text.slice(0, 300)}`,
+          });
+        }
+      }
+    }
+    await this.revokeAborted(tx, aborted);
+    return { messages: recorded.map((p) => p.message), aborted };
+  }
+
+  private async prepare(tx: Tx, a: Authorized, seq: bigint, committedAt: Date): Promise<Prepared> {
+    const d = a.decision;
+    const intentId = randomUUID();
+    const capabilityId = randomUUID();
+    const ctxCommitment = effectContextCommitment(a.effectContext);
+    const intentCommitment = commitment({
+      intentFormatVersion: 1,
+      intentId,
+      capabilityId,
+      decisionId: d.decisionId,
+      runId: d.runId,
+      causalId: d.causalId,
+      tenant: a.identity.tenant,
+      principal: a.identity.principal,
+      tool: a.spec.name,
+      processId: d.processId,
+      payloadSha256: a.frozen.sha256,
+      effectContextCommitment: ctxCommitment,
+      idempotencyKey: a.idempotencyKey,
+      catalogFingerprint: this.catalog.fingerprint,
+    });
+    let position = seq;
+    if (faultFor(this.config.faults.receiptReusePosition, d.decisionId)) {
+      // Fault point: the sink hands out a position it already gave to another intent.
+      const prior = await tx.$queryRaw<{ p: bigint }[]>`SELECT max(durable_position) AS p FROM intents`;
+      if (prior[0]?.p !== null && prior[0]?.p !== undefined) position = BigInt(prior[0].p);
+    }
+    const receipt = this.tamper(d.decisionId, {
+      receiptId: randomUUID(),
+      runId: d.runId,
+      causalId: d.causalId,
+      intentSha256: intentCommitment,
+      durablePosition: position.toString(),
+      storeFingerprint: this.storeFingerprint,
+      committedAt: committedAt.toISOString(),
+    });
+    const unsigned = {
+      specVersion: SPEC_VERSION,
+      intentId,
+      capabilityId,
+      decisionId: d.decisionId,
+      runId: d.runId,
+      causalId: d.causalId,
+      tenant: a.identity.tenant,
+      tool: a.spec.name,
+      intentCommitment,
+      payloadSha256: a.frozen.sha256,
+      effectContextCommitment: ctxCommitment,
+      idempotencyKey: a.idempotencyKey,
+      catalogFingerprint: this.catalog.fingerprint,
+      receipt,
+    } as UnsignedIntentMessage;
+    return {
+      a,
+      seq: position,
+      intent: {
         intentId,
         decisionId: d.decisionId,
         capabilityId,
@@ -90,11 +194,11 @@ export class CommitIntentService implements OnModuleInit {
         catalogFingerprint: this.catalog.fingerprint,
         intentCommitment,
         receiptId: receipt.receiptId,
-        durablePosition: seqs[i],
+        durablePosition: position,
         storeFingerprint: this.storeFingerprint,
         committedAt,
-      });
-      capabilities.push({
+      },
+      capability: {
         capabilityId,
         decisionId: d.decisionId,
         intentId,
@@ -108,36 +212,61 @@ export class CommitIntentService implements OnModuleInit {
           snapshot: a.snapshot,
           idempotencyKey: a.idempotencyKey,
         }),
-      });
-      const unsigned: UnsignedIntentMessage = {
-        specVersion: SPEC_VERSION,
-        intentId,
-        capabilityId,
-        decisionId: d.decisionId,
-        runId: d.runId,
-        causalId: d.causalId,
-        tenant: a.identity.tenant,
-        tool: a.spec.name,
-        intentCommitment,
-        payloadSha256: a.frozen.sha256,
-        effectContextCommitment: ctxCommitment,
-        idempotencyKey: a.idempotencyKey,
-        catalogFingerprint: this.catalog.fingerprint,
-        receipt,
-      };
-      messages.push(signCanonical(unsigned, this.signingKey) as IntentMessage);
-    });
-    await tx.intent.createMany({ data: intents });
-    await tx.capability.createMany({ data: capabilities });
+      },
+      message: signCanonical(unsigned, this.signingKey) as IntentMessage,
+    };
+  }
+
+  private async record(tx: Tx, prepared: Prepared[]): Promise<void> {
+    if (prepared.length === 0) return;
+    for (const p of prepared) {
+      if (faultFor(this.config.faults.intentInsertFails, p.a.decision.decisionId)) {
+        await tx.$executeRawUnsafe(`DO $$ BEGIN RAISE EXCEPTION 'fault point: intent insert fails'; END $$`);
+      }
+    }
+    await tx.intent.createMany({ data: prepared.map((p) => p.intent) });
+    await tx.capability.createMany({ data: prepared.map((p) => p.capability) });
     await enqueueOutbox(
       tx,
-      messages.map((m, i) => ({
-        seq: seqs[i],
-        topic: this.config.topics.intents,
-        key: m.runId,
-        payload: JSON.stringify(m),
-      })),
+      prepared.map((p) => ({ seq: p.seq, topic: this.config.topics.intents, key: p.message.runId, payload: JSON.stringify(p.message) })),
     );
-    return messages;
+  }
+
+  /** minted -> revoked for every aborted intent: the capability exists, and can never run. */
+  private async revokeAborted(tx: Tx, aborted: AbortedIntent[]): Promise<void> {
+    if (aborted.length === 0) return;
+    const rows = aborted.map((x) => ({
+      capabilityId: randomUUID(),
+      decisionId: x.authorized.decision.decisionId,
+      intentId: randomUUID(),
+      state: 'minted',
+      commitment: commitment({ capabilityFormatVersion: 1, decisionId: x.authorized.decision.decisionId, aborted: x.reasonCode }),
+    }));
+    await tx.capability.createMany({ data: rows });
+    const revoked = await tx.$executeRaw`
+      UPDATE capabilities SET state = 'revoked', revoked_reason = v.reason
+      FROM unnest(${rows.map((r) => r.capabilityId)}::text[], ${aborted.map((x) => x.reasonCode)}::text[]) AS v(id, reason)
+      WHERE capability_id = v.id AND state = 'minted'`;
+    if (revoked !== rows.length) throw new Error(`revoked ${revoked} of ${rows.length} aborted capabilities`);
+    this.log.warn(`${aborted.length} intent(s) aborted: ${[...new Set(aborted.map((x) => x.reasonCode))].join(', ')}`);
+  }
+
+  private tamper(decisionId: string, r: IntentMessage['receipt']): IntentMessage['receipt'] {
+    const fault = faultFor(this.config.faults.receiptTamper, decisionId);
+    if (!fault) return r;
+    // Fault point: the sink lies about one field of the receipt.
+    const edits: Record<string, Partial<Record<keyof typeof r, string>>> = {
+      receiptId: { receiptId: '' },
+      causalId: { causalId: '' },
+      durablePosition: { durablePosition: '' },
+      storeFingerprint: { storeFingerprint: '' },
+      committedAt: { committedAt: '' },
+      intent: { intentSha256: '0'.repeat(64) },
+      run: { runId: `${r.runId}-other` },
+      causal: { causalId: `${r.causalId}-other` },
+      fingerprint: { storeFingerprint: '1'.repeat(64) },
+    };
+    if (fault.field === 'shape') return { ...r, extra: 'x' } as IntentMessage['receipt'];
+    return { ...r, ...edits[fault.field] };
   }
 }

@@ -11,10 +11,10 @@ import { commitment } from '@arvis/effect-context';
 import { appendJournal } from '@arvis/journal';
 import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
 import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
-import { PrismaService } from '@arvis/persistence';
+import { PrismaService, type Tx } from '@arvis/persistence';
 import { AuthorizeDecisionService } from '../authorize-decision/authorize-decision.service';
 import type { Authorization, Authorized, Refused } from '../authorize-decision/authorization.types';
-import { CommitIntentService } from '../commit-intent/commit-intent.service';
+import { CommitIntentService, IntentSinkError, type AbortedIntent } from '../commit-intent/commit-intent.service';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 
 interface Readable {
@@ -72,45 +72,87 @@ export class ReceiveDecisionsService {
     // Policy runs outside the transaction: it reads nothing that the transaction writes.
     const outcomes = await Promise.all(readable.map((r) => this.authorizer.authorize(r.decision)));
 
-    const result: BatchOutcome = { authorized: 0, refused: 0, redelivered: 0, deadLettered: 0 };
-    await this.prisma.tx(async (tx) => {
-      const existing = await tx.decisionInbox.findMany({
-        where: { decisionId: { in: readable.map((r) => r.decision.decisionId) } },
-        select: { decisionId: true, bodySha256: true },
-      });
-      const known = new Map(existing.map((e) => [e.decisionId, e.bodySha256]));
-      const fresh: { r: Readable; outcome: Authorization }[] = [];
-      readable.forEach((r, i) => {
-        const prior = known.get(r.decision.decisionId);
-        if (prior === undefined) fresh.push({ r, outcome: outcomes[i] });
-        else if (prior === r.bodySha256) result.redelivered++;
-        else deadLetters.push(this.conflict(r.message, r.decision, receivedAt));
-      });
-      // A concurrent consumer of the same partition (after a rebalance) conflicts on the
-      // primary key here and the whole slice retries, then sees these rows as redeliveries.
-      await tx.decisionInbox.createMany({
-        data: fresh.map(({ r, outcome }) => ({
-          decisionId: r.decision.decisionId,
-          runId: r.decision.runId,
-          causalId: r.decision.causalId,
-          tool: r.decision.tool,
-          bodySha256: r.bodySha256,
-          status: outcome.ok ? 'authorized' : 'refused',
-        })),
-      });
-      const authorized = fresh.map((f) => f.outcome).filter((o): o is Authorized => o.ok);
-      const refused = fresh.map((f) => f.outcome).filter((o): o is Refused => !o.ok);
-      await this.intents.commit(tx, authorized, receivedAt);
-      await enqueueOutbox(tx, deadLetters);
-      await appendJournal(tx, refused.map((o) => this.refusalEntry(o, receivedAt)), this.config.topics.journal);
-      result.authorized = authorized.length;
-      result.refused = refused.length;
-      result.deadLettered = deadLetters.length;
-    });
-    if (result.deadLettered > 0) {
-      this.log.warn(`${result.deadLettered} message(s) from ${batch.topic}[${batch.partition}] dead-lettered`);
+    try {
+      return await this.prisma.tx((tx) => this.apply(tx, readable, outcomes, deadLetters, receivedAt, false));
+    } catch (e) {
+      if (!(e instanceof IntentSinkError)) throw e;
+      // Some intent could not be recorded: redo the slice with one savepoint per intent, so only
+      // the decisions concerned are aborted.
+      this.log.warn(`${e.message}; retrying the slice intent by intent`);
+      return this.prisma.tx((tx) => this.apply(tx, readable, outcomes, deadLetters, receivedAt, true));
     }
-    return result;
+  }
+
+  private async apply(
+    tx: Tx,
+    readable: Readable[],
+    outcomes: Authorization[],
+    parseDeadLetters: OutboxRow[],
+    receivedAt: Date,
+    isolate: boolean,
+  ): Promise<BatchOutcome> {
+    const deadLetters = [...parseDeadLetters];
+    const existing = await tx.decisionInbox.findMany({
+      where: { decisionId: { in: readable.map((r) => r.decision.decisionId) } },
+      select: { decisionId: true, bodySha256: true },
+    });
+    const known = new Map(existing.map((e) => [e.decisionId, e.bodySha256]));
+    const fresh: { r: Readable; outcome: Authorization }[] = [];
+    let redelivered = 0;
+    readable.forEach((r, i) => {
+      const prior = known.get(r.decision.decisionId);
+      if (prior === undefined) fresh.push({ r, outcome: outcomes[i] });
+      else if (prior === r.bodySha256) redelivered++;
+      else deadLetters.push(this.conflict(r.message, r.decision, receivedAt));
+    });
+    const authorized = fresh.map((f) => f.outcome).filter((o): o is Authorized => o.ok);
+    const refused = fresh.map((f) => f.outcome).filter((o): o is Refused => !o.ok);
+    const { aborted } = await this.intents.commit(tx, authorized, receivedAt, isolate);
+    const abortedIds = new Set(aborted.map((x) => x.authorized.decision.decisionId));
+    // A concurrent consumer of the same partition (after a rebalance) conflicts on the primary
+    // key here and the whole slice retries, then sees these rows as redeliveries.
+    await tx.decisionInbox.createMany({
+      data: fresh.map(({ r, outcome }) => ({
+        decisionId: r.decision.decisionId,
+        runId: r.decision.runId,
+        causalId: r.decision.causalId,
+        tool: r.decision.tool,
+        bodySha256: r.bodySha256,
+        status: outcome.ok && !abortedIds.has(r.decision.decisionId) ? 'authorized' : 'refused',
+      })),
+    });
+    await enqueueOutbox(tx, deadLetters);
+    await appendJournal(
+      tx,
+      [...refused.map((o) => this.refusalEntry(o, receivedAt)), ...aborted.map((x) => this.abortEntry(x, receivedAt))],
+      this.config.topics.journal,
+    );
+    if (deadLetters.length > 0) this.log.warn(`${deadLetters.length} message(s) dead-lettered`);
+    return {
+      authorized: authorized.length - aborted.length,
+      refused: refused.length + aborted.length,
+      redelivered,
+      deadLettered: deadLetters.length,
+    };
+  }
+
+  private abortEntry(x: AbortedIntent, at: Date): JournalEntryDraft {
+    const d = x.authorized.decision;
+    return {
+      kind: 'admission_refusal',
+      decisionId: d.decisionId,
+      runId: d.runId,
+      causalId: d.causalId,
+      tenant: x.authorized.identity.tenant,
+      principal: x.authorized.identity.principal,
+      tool: d.tool,
+      idempotencyKey: x.authorized.idempotencyKey,
+      effectBoundary: 'pre_effect_refusal',
+      success: false,
+      reasonCode: x.reasonCode,
+      error: { code: x.reasonCode, message: x.detail, ...(x.receiptReason ? { details: { receiptReason: x.receiptReason } } : {}) },
+      recordedAt: at.toISOString(),
+    } as JournalEntryDraft;
   }
 
   private refusalEntry(o: Refused, at: Date): JournalEntryDraft {

@@ -1,0 +1,15 @@
+import { runService } from '@arvis/runtime';
+import { loadRelayConfig } from './relay.config';
+import { RelayModule } from './relay.module';
+
+void runService({
+  service: 'relay',
+  loadConfig: () => loadRelayConfig(),
+  module: (c) => RelayModule.forRoot(c),
+  kafka: (c) => c.kafka,
+  topics: () => ({}),
+  httpPort: (c) => c.httpPort,
+  httpHost: (c) => c.httpHost,
+  logLevel: (c) => c.logLevel,
+  maxSliceSize: () => 1,
+});

@@ -1,0 +1,59 @@
+import { join } from 'node:path';
+import type { Faults } from '@arvis/config';
+import { createEnvironment, groupOf, type TestEnvironment } from './environment';
+import { DATA, startApp, stopApp, type AppName, type RunningApp } from './services';
+
+let nextPort = 13200;
+
+/** A fault spec's own environment and processes, apart from the suite's shared ones. */
+export class Stack {
+  readonly apps: RunningApp[] = [];
+  private constructor(readonly env: TestEnvironment) {}
+
+  static async create(name: string): Promise<Stack> {
+    return new Stack(await createEnvironment(name));
+  }
+
+  async start(
+    app: AppName,
+    name: string,
+    opts: { relay?: boolean; faults?: Faults; env?: Record<string, string>; waitReady?: boolean } = {},
+  ): Promise<RunningApp> {
+    const env: Record<string, string> = {
+      ...this.env.appEnv,
+      RELAY_ENABLED: opts.relay === false ? 'false' : 'true',
+      ...(app !== 'relay' ? { KAFKA_GROUP_ID: groupOf(this.env, app) } : {}),
+      ...(opts.faults ? { ARVIS_PROFILE: 'test', ARVIS_FAULTS: JSON.stringify(opts.faults) } : {}),
+      ...opts.env,
+    };
+    const running = await startApp(app, `${this.env.name}-${name}`, env, nextPort++, join(DATA, 'test-logs'), opts.waitReady ?? true);
+    this.apps.push(running);
+    return running;
+  }
+
+  async relayStats(app: RunningApp): Promise<{ published: number } | null> {
+    try {
+      const res = await fetch(`http://127.0.0.1:${app.port}/health/ready`);
+      return ((await res.json()) as { relay: { published: number } | null }).relay;
+    } catch {
+      return null;
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.apps.map((a) => stopApp(a)));
+  }
+}
+
+/** Waits for a process to end; resolves with its exit code or the signal that ended it. */
+export function exited(app: RunningApp, timeoutMs = 60_000): Promise<string> {
+  if (app.child.exitCode !== null) return Promise.resolve(String(app.child.exitCode));
+  if (app.child.signalCode) return Promise.resolve(app.child.signalCode);
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`${app.name} still running after ${timeoutMs} ms`)), timeoutMs);
+    app.child.once('exit', (code, signal) => {
+      clearTimeout(t);
+      resolve(signal ?? String(code));
+    });
+  });
+}

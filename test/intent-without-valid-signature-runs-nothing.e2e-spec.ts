@@ -1,5 +1,7 @@
 import { generateEd25519KeyPair, loadEd25519PrivateKey, signCanonical } from '@arvis/effect-context';
+import { localKeys } from '../scripts/local-keys';
 import { groupOf, sharedEnvironment } from './support/environment';
+import { DATA } from './support/services';
 import { Harness } from './support/harness';
 
 describe('an intent not signed by the authorizer runs nothing', () => {
@@ -23,10 +25,13 @@ describe('an intent not signed by the authorizer runs nothing', () => {
 
     const { signature: _sig, ...unsigned } = genuine;
     const foreignKey = { keyId: (genuine.signature as { keyId: string }).keyId, privateKey: loadEd25519PrivateKey(generateEd25519KeyPair().privateKeyPem) };
+    // The authorizer's real key over a body that is not the stored intent (another payload hash).
+    const realKey = { keyId: foreignKey.keyId, privateKey: loadEd25519PrivateKey(localKeys(DATA).intent.privateKeyPem) };
     const cases: [string, unknown][] = [
       ['unsigned', unsigned],
       ['signed by another key', signCanonical(unsigned, foreignKey)],
       ['altered after signing', { ...genuine, tool: 'ledger.transfer' }],
+      ['validly signed, not the stored intent', signCanonical({ ...unsigned, payloadSha256: 'e'.repeat(64) }, realKey)],
     ];
     const at: { label: string; partition: number; offset: string }[] = [];
     for (const [label, msg] of cases) at.push({ label, ...(await h.produceRaw(h.topics.intents, d.runId, JSON.stringify(msg))) });

@@ -1,4 +1,4 @@
 export { PrismaService, type Tx } from './prisma.service';
-export { readStoreFingerprint } from './store-fingerprint';
+export { readStoreFingerprint, fingerprintOf, STORE_IDENTITY_SQL, type StoreIdentityRow } from './store-fingerprint';
 export { applyMigrations, ensureDatabase, listMigrations, MigrationError, type MigrationReport } from './migrations/apply-migrations';
 export { Prisma } from './generated/prisma/client';

@@ -57,3 +57,10 @@ export function exited(app: RunningApp, timeoutMs = 60_000): Promise<string> {
     });
   });
 }
+
+/** Reads one counter or gauge from a process's /metrics. */
+export async function metric(app: RunningApp, name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${app.port}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line ? Number(line.split(' ')[1]) : 0;
+}

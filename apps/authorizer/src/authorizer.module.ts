@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { PrismaService } from '@arvis/persistence';
-import { HealthController, SERVICE_SETTINGS, ServiceRuntime } from '@arvis/runtime';
+import { HealthController, MetricsRegistry, SERVICE_SETTINGS, ServiceRuntime } from '@arvis/runtime';
 import { demoCatalog, ToolCatalog } from '@arvis/tool-catalog';
 import { AuthorizeDecisionService } from './authorize-decision/authorize-decision.service';
 import { CommitIntentService } from './commit-intent/commit-intent.service';
@@ -21,6 +21,7 @@ export class AuthorizerModule {
         { provide: PrismaService, useFactory: () => new PrismaService(config.database) },
         { provide: ToolCatalog, useFactory: demoCatalog },
         ServiceRuntime,
+        MetricsRegistry,
         VerifyIdentityService,
         AuthorizeDecisionService,
         CommitIntentService,

@@ -1,10 +1,11 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { PrismaService } from '@arvis/persistence';
-import { HealthController, SERVICE_SETTINGS, ServiceRuntime } from '@arvis/runtime';
+import { HealthController, MetricsRegistry, SERVICE_SETTINGS, ServiceRuntime } from '@arvis/runtime';
 import { demoCatalog, ToolCatalog } from '@arvis/tool-catalog';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from './config/dispatcher.config';
 import { DispatchIntentsService } from './dispatch-intents/dispatch-intents.service';
 import { IntentsConsumer } from './dispatch-intents/intents.consumer';
+import { RecoverEffectsService } from './recover-effects/recover-effects.service';
 import { RunToolService } from './run-tool/run-tool.service';
 import { NotesAppendTool } from './tools/notes-append.tool';
 import { TOOL_BODIES } from './tools/tool-body';
@@ -28,8 +29,10 @@ export class DispatcherModule {
         NotesAppendTool,
         { provide: TOOL_BODIES, useFactory: (notes: NotesAppendTool) => [notes], inject: [NotesAppendTool] },
         ServiceRuntime,
+        MetricsRegistry,
         RunToolService,
         DispatchIntentsService,
+        RecoverEffectsService,
       ],
     };
   }

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { PrismaService } from '@arvis/persistence';
-import { HealthController, SERVICE_SETTINGS, ServiceRuntime } from '@arvis/runtime';
+import { HealthController, MetricsRegistry, SERVICE_SETTINGS, ServiceRuntime } from '@arvis/runtime';
 import type { RelayConfig } from './relay.config';
 
 /** The outbox relay on its own, so it can be scaled and killed apart from the two apps. */
@@ -14,6 +14,7 @@ export class RelayModule {
         { provide: SERVICE_SETTINGS, useValue: config },
         { provide: PrismaService, useFactory: () => new PrismaService(config.database) },
         ServiceRuntime,
+        MetricsRegistry,
       ],
     };
   }

@@ -22,6 +22,10 @@ export const FaultsSchema = z.strictObject({
   receiptReusePosition: z.array(z.strictObject(ForDecisions)).optional(),
   /** The intent insert fails. */
   intentInsertFails: z.array(z.strictObject(ForDecisions)).optional(),
+  /** The dispatcher kills itself inside the tool: after the body acted, before the result. */
+  dispatcherCrashInsideTool: z.array(z.strictObject(ForDecisions)).optional(),
+  /** The dispatcher kills itself after receiving the intent, before consuming the capability. */
+  dispatcherCrashBeforeConsume: z.array(z.strictObject(ForDecisions)).optional(),
 });
 
 export type Faults = z.infer<typeof FaultsSchema>;

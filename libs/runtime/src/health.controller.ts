@@ -1,12 +1,14 @@
 import { Controller, Get, HttpException, HttpStatus, Header } from '@nestjs/common';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge } from 'prom-client';
+import { MetricsRegistry } from './metrics-registry';
 import { ServiceRuntime } from './service-runtime';
 
 @Controller()
 export class HealthController {
-  private readonly registry = new Registry();
-
-  constructor(private readonly runtime: ServiceRuntime) {
+  constructor(
+    private readonly runtime: ServiceRuntime,
+    private readonly registry: MetricsRegistry,
+  ) {
     collectDefaultMetrics({ register: this.registry });
     const runtimeRef = this.runtime;
     new Gauge({

@@ -224,11 +224,12 @@ export class CommitIntentService implements OnModuleInit {
         await tx.$executeRawUnsafe(`DO $$ BEGIN RAISE EXCEPTION 'fault point: intent insert fails'; END $$`);
       }
     }
+    for (const p of prepared) p.intent.message = JSON.stringify(p.message);
     await tx.intent.createMany({ data: prepared.map((p) => p.intent) });
     await tx.capability.createMany({ data: prepared.map((p) => p.capability) });
     await enqueueOutbox(
       tx,
-      prepared.map((p) => ({ seq: p.seq, topic: this.config.topics.intents, key: p.message.runId, payload: JSON.stringify(p.message) })),
+      prepared.map((p) => ({ seq: p.seq, topic: this.config.topics.intents, key: p.message.runId, payload: p.intent.message! })),
     );
   }
 

@@ -19,6 +19,12 @@ const DispatcherEnv = z.object({
     z.record(z.string().min(1), z.string().min(1)).refine((m) => Object.keys(m).length > 0, 'at least one key is required'),
     {},
   ),
+  /** How often recovery looks for started effects past their deadline and undelivered intents. */
+  RECOVERY_INTERVAL_MS: envInt(5000, 100),
+  /** Added to a tool's timeout: past it, a started effect without a result is effect_state_unknown. */
+  RECOVERY_GRACE_MS: envInt(10000, 0),
+  /** An accepted intent still not consumed after this long is delivered again. */
+  REDELIVER_AFTER_MS: envInt(60000, 100),
   /** Previous catalog fingerprints still accepted during a rolling deploy. */
   ACCEPTED_CATALOG_FINGERPRINTS: envJson(z.array(Sha256), []),
 });
@@ -36,6 +42,7 @@ export function loadDispatcherConfig(env?: Record<string, string | undefined>) {
     toolPoolSize: e.TOOL_DATABASE_POOL_SIZE,
     verificationKeys: e.INTENT_VERIFICATION_KEYS,
     acceptedCatalogFingerprints: e.ACCEPTED_CATALOG_FINGERPRINTS,
+    recovery: { intervalMs: e.RECOVERY_INTERVAL_MS, graceMs: e.RECOVERY_GRACE_MS, redeliverAfterMs: e.REDELIVER_AFTER_MS },
   };
 }
 

@@ -15,7 +15,10 @@ import {
   type AuthorizedEffectContext,
   type VerificationKeyring,
 } from '@arvis/effect-context';
+import { faultFor } from '@arvis/config';
 import { appendJournal } from '@arvis/journal';
+import { MetricsRegistry } from '@arvis/runtime';
+import { Counter } from 'prom-client';
 import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
 import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
 import { PrismaService, readStoreFingerprint } from '@arvis/persistence';
@@ -59,14 +62,24 @@ export class DispatchIntentsService implements OnModuleInit {
   private readonly keyring: VerificationKeyring;
   private readonly acceptedFingerprints: ReadonlySet<string>;
   private storeFingerprint!: string;
-  readonly stats = { executed: 0, lostConsumption: 0, deadLettered: 0 };
+  private readonly executedTotal: Counter;
+  private readonly lostTotal: Counter;
+  private readonly deadLetteredTotal: Counter;
 
   constructor(
     @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
     private readonly prisma: PrismaService,
     private readonly catalog: ToolCatalog,
     private readonly tools: RunToolService,
+    metrics: MetricsRegistry,
   ) {
+    this.executedTotal = new Counter({ name: 'arvis_effects_executed_total', help: 'Tool bodies run by this dispatcher', registers: [metrics] });
+    this.lostTotal = new Counter({
+      name: 'arvis_consumption_lost_total',
+      help: 'Intents whose capability another dispatcher (or an earlier delivery) had already consumed',
+      registers: [metrics],
+    });
+    this.deadLetteredTotal = new Counter({ name: 'arvis_intents_dead_lettered_total', help: 'Intent messages sent to the DLQ', registers: [metrics] });
     this.keyring = new Map(Object.entries(config.verificationKeys).map(([id, k]) => [id, loadEd25519PublicKey(k)]));
     this.acceptedFingerprints = new Set([catalog.fingerprint, ...config.acceptedCatalogFingerprints]);
   }
@@ -92,6 +105,11 @@ export class DispatchIntentsService implements OnModuleInit {
         continue;
       }
       verified.push({ message, intent });
+    }
+
+    if (verified.some((v) => faultFor(this.config.faults.dispatcherCrashBeforeConsume, v.intent.decisionId))) {
+      // Fault point: the intent arrived and nothing has been consumed or committed yet.
+      process.kill(process.pid, 'SIGKILL');
     }
 
     const outcome: DispatchOutcome = { executed: 0, lostConsumption: 0, deadLettered: 0, refused: 0 };
@@ -128,15 +146,17 @@ export class DispatchIntentsService implements OnModuleInit {
       const winners = new Set(consumed.map((r) => r.capability_id));
       const mine = unique.filter((u) => winners.has(u.intent.capabilityId));
       outcome.lostConsumption = unique.length - mine.length;
-      await tx.effect.createMany({
-        data: mine.map((m) => ({
-          capabilityId: m.intent.capabilityId,
-          intentId: m.intent.intentId,
-          decisionId: m.intent.decisionId,
-          state: 'effect_started',
-          dispatcherId: this.config.dispatcherId,
-        })),
-      });
+      // effect_started commits with the consumption; its deadline (database time) is when
+      // recovery may call the effect unknown: the tool's timeout plus a grace.
+      const inserted = await tx.$executeRaw`
+        INSERT INTO effects (capability_id, intent_id, decision_id, state, dispatcher_id, deadline_at)
+        SELECT v.capability_id, v.intent_id, v.decision_id, 'effect_started', ${this.config.dispatcherId},
+               now() + make_interval(secs => v.timeout_ms / 1000.0)
+        FROM unnest(${mine.map((m) => m.intent.capabilityId)}::text[], ${mine.map((m) => m.intent.intentId)}::text[],
+                    ${mine.map((m) => m.intent.decisionId)}::text[],
+                    ${mine.map((m) => (this.catalog.get(m.stored.tool)?.timeoutMs ?? 0) + this.config.recovery.graceMs)}::int[])
+             AS v(capability_id, intent_id, decision_id, timeout_ms)`;
+      if (inserted !== mine.length) throw new Error(`recorded ${inserted} of ${mine.length} started effects`);
 
       // An intent minted against a catalog this dispatcher does not accept ends here, once.
       const revoked = await tx.$queryRaw<{ capability_id: string }[]>`
@@ -164,9 +184,9 @@ export class DispatchIntentsService implements OnModuleInit {
     const results = await this.runAll(won);
     outcome.executed = won.length;
     await this.recordResults(won, results);
-    this.stats.executed += outcome.executed;
-    this.stats.lostConsumption += outcome.lostConsumption;
-    this.stats.deadLettered += outcome.deadLettered;
+    this.executedTotal.inc(outcome.executed);
+    this.lostTotal.inc(outcome.lostConsumption);
+    this.deadLetteredTotal.inc(outcome.deadLettered);
     if (deadLetters.length) this.log.warn(`${deadLetters.length} intent message(s) dead-lettered from ${batch.topic}[${batch.partition}]`);
     return outcome;
   }
@@ -179,6 +199,7 @@ export class DispatchIntentsService implements OnModuleInit {
         const i = next++;
         const { intent, stored } = won[i];
         results[i] = await this.tools.run({
+          decisionId: intent.decisionId,
           capabilityId: intent.capabilityId,
           tool: stored.tool,
           payload: frozenPayloadFromCanonical(stored.payloadCanonical).value,
@@ -201,13 +222,21 @@ export class DispatchIntentsService implements OnModuleInit {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.prisma.tx(async (tx) => {
-          const updated = await tx.$executeRaw`
+          // Only rows still effect_started: recovery may already have called a slow one unknown,
+          // and journaled it; that entry stands and this late result is not journaled again.
+          const updated = await tx.$queryRaw<{ capability_id: string }[]>`
             UPDATE effects e SET state = v.state, reason_code = v.reason_code, finished_at = now()
             FROM unnest(${won.map((w) => w.intent.capabilityId)}::text[], ${results.map((r) => r.effectBoundary)}::text[],
                         ${results.map((r) => r.reasonCode ?? null)}::text[]) AS v(capability_id, state, reason_code)
-            WHERE e.capability_id = v.capability_id AND e.state = 'effect_started'`;
-          if (updated !== won.length) throw new Error(`recorded ${updated} of ${won.length} effect results`);
-          await appendJournal(tx, won.map((w, i) => this.resultEntry(w, results[i], now)), this.config.topics.journal);
+            WHERE e.capability_id = v.capability_id AND e.state = 'effect_started'
+            RETURNING e.capability_id`;
+          const mine = new Set(updated.map((u) => u.capability_id));
+          if (mine.size < won.length) this.log.warn(`${won.length - mine.size} result(s) arrived after recovery had closed them`);
+          await appendJournal(
+            tx,
+            won.flatMap((w, i) => (mine.has(w.intent.capabilityId) ? [this.resultEntry(w, results[i], now)] : [])),
+            this.config.topics.journal,
+          );
         });
         return;
       } catch (e) {

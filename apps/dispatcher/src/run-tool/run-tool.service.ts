@@ -1,10 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AuthorizedEffectContext } from '@arvis/effect-context';
+import { faultFor } from '@arvis/config';
 import { ToolCatalog } from '@arvis/tool-catalog';
+import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import { classifyResult, type Classified, type ToolOutcome } from '../classify-result/classify-result';
 import { TOOL_BODIES, type ToolBody } from '../tools/tool-body';
 
 export interface PreparedRun {
+  decisionId: string;
   capabilityId: string;
   tool: string;
   payload: Readonly<Record<string, unknown>>;
@@ -23,6 +26,7 @@ export class RunToolService {
   constructor(
     private readonly catalog: ToolCatalog,
     @Inject(TOOL_BODIES) bodies: ToolBody[],
+    @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
   ) {
     this.bodies = new Map(bodies.map((b) => [b.name, b]));
   }
@@ -58,7 +62,13 @@ export class RunToolService {
         signal: controller.signal,
       })
       .then(
-        (output): ToolOutcome => ({ kind: 'returned', output, latencyMs: elapsed() }),
+        (output): ToolOutcome => {
+          if (faultFor(this.config.faults.dispatcherCrashInsideTool, p.decisionId)) {
+            // Fault point: the tool has acted; no result has been recorded.
+            process.kill(process.pid, 'SIGKILL');
+          }
+          return { kind: 'returned', output, latencyMs: elapsed() };
+        },
         (error: unknown): ToolOutcome => ({
           kind: 'threw',
           error: error instanceof Error ? error : new Error(String(error)),

@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { PrismaService } from '@arvis/persistence';
 import { HealthController, MetricsRegistry, SERVICE_SETTINGS, ServiceRuntime } from '@arvis/runtime';
-import { demoCatalog, ToolCatalog } from '@arvis/tool-catalog';
+import { demoCatalog, skewedDemoCatalog, ToolCatalog } from '@arvis/tool-catalog';
 import { AuthorizeDecisionService } from './authorize-decision/authorize-decision.service';
 import { CommitIntentService } from './commit-intent/commit-intent.service';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from './config/authorizer.config';
@@ -19,7 +19,7 @@ export class AuthorizerModule {
         { provide: AUTHORIZER_CONFIG, useValue: config },
         { provide: SERVICE_SETTINGS, useValue: config },
         { provide: PrismaService, useFactory: () => new PrismaService(config.database) },
-        { provide: ToolCatalog, useFactory: demoCatalog },
+        { provide: ToolCatalog, useFactory: () => (config.faults.authorizerCatalogSkew ? skewedDemoCatalog() : demoCatalog()) },
         ServiceRuntime,
         MetricsRegistry,
         VerifyIdentityService,

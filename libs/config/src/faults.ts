@@ -24,6 +24,10 @@ export const FaultsSchema = z.strictObject({
   intentInsertFails: z.array(z.strictObject(ForDecisions)).optional(),
   /** The dispatcher kills itself inside the tool: after the body acted, before the result. */
   dispatcherCrashInsideTool: z.array(z.strictObject(ForDecisions)).optional(),
+  /** Journaling a tool result fails (every attempt) after the effect. */
+  journalResultFails: z.array(z.strictObject(ForDecisions)).optional(),
+  /** The authorizer mints against a catalog whose fingerprint no dispatcher accepts. */
+  authorizerCatalogSkew: z.boolean().optional(),
   /** The dispatcher kills itself after receiving the intent, before consuming the capability. */
   dispatcherCrashBeforeConsume: z.array(z.strictObject(ForDecisions)).optional(),
 });

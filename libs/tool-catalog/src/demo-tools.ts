@@ -20,3 +20,13 @@ export const notesAppend = defineTool({
 });
 
 export const demoCatalog = (): ToolCatalog => new ToolCatalog([notesAppend]);
+
+/**
+ * The demo catalog plus one more tool: another fingerprint, as during a rolling deploy where the
+ * authorizer already knows a tool the dispatchers do not (fault point authorizerCatalogSkew).
+ */
+export const skewedDemoCatalog = (): ToolCatalog =>
+  new ToolCatalog([
+    notesAppend,
+    defineTool({ ...notesAppend, name: 'notes.archive', description: 'Not yet deployed to the dispatchers' }),
+  ]);

@@ -1,3 +1,3 @@
 export { defineTool, crossesTrustBoundary, type ToolSpec } from './tool-spec';
 export { ToolCatalog } from './tool-catalog';
-export { notesAppend, demoCatalog } from './demo-tools';
+export { notesAppend, demoCatalog, skewedDemoCatalog } from './demo-tools';

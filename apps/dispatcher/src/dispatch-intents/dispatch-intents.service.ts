@@ -231,6 +231,9 @@ export class DispatchIntentsService implements OnModuleInit {
             WHERE e.capability_id = v.capability_id AND e.state = 'effect_started'
             RETURNING e.capability_id`;
           const mine = new Set(updated.map((u) => u.capability_id));
+          if (won.some((w) => faultFor(this.config.faults.journalResultFails, w.intent.decisionId))) {
+            throw new Error('fault point: journaling the result fails');
+          }
           if (mine.size < won.length) this.log.warn(`${won.length - mine.size} result(s) arrived after recovery had closed them`);
           await appendJournal(
             tx,
@@ -240,11 +243,47 @@ export class DispatchIntentsService implements OnModuleInit {
         });
         return;
       } catch (e) {
-        if (attempt >= 5) throw e;
+        if (attempt >= 5) return this.markAuditIncomplete(won, results, e as Error);
         this.log.warn(`recording ${won.length} result(s) failed (attempt ${attempt}): ${(e as Error).message}`);
         await sleep(200 * attempt);
       }
     }
+  }
+
+  /**
+   * The effects happened but their results cannot be journaled: say so, visibly, on the run
+   * and in the journal (a non-final audit_incomplete entry), and record the classified state so
+   * recovery does not call them unknown. The effect is never refused after the fact.
+   */
+  private async markAuditIncomplete(won: Won[], results: Classified[], cause: Error): Promise<void> {
+    const reason = `result not journaled: ${cause.message}`.slice(0, 500);
+    this.log.error(`${won.length} effect result(s) could not be journaled; marking their runs audit-incomplete: ${cause.message}`);
+    const now = new Date();
+    await this.prisma.tx(async (tx) => {
+      const runIds = [...new Set(won.map((w) => w.intent.runId))];
+      await tx.$executeRaw`
+        INSERT INTO runs (run_id, audit_incomplete, audit_incomplete_reason, updated_at)
+        SELECT r, true, ${reason}, now() FROM unnest(${runIds}::text[]) AS r
+        ON CONFLICT (run_id) DO UPDATE SET audit_incomplete = true, audit_incomplete_reason = EXCLUDED.audit_incomplete_reason, updated_at = now()`;
+      await tx.$executeRaw`
+        UPDATE effects e SET state = v.state, reason_code = 'audit_incomplete', finished_at = now()
+        FROM unnest(${won.map((w) => w.intent.capabilityId)}::text[], ${results.map((r) => r.effectBoundary)}::text[]) AS v(capability_id, state)
+        WHERE e.capability_id = v.capability_id AND e.state = 'effect_started'`;
+      await appendJournal(
+        tx,
+        won.map(
+          (w, i) =>
+            ({
+              ...this.resultEntry(w, results[i], now),
+              kind: 'audit_incomplete',
+              success: false,
+              reasonCode: 'audit_incomplete',
+              error: { code: 'audit_incomplete', message: reason },
+            }) as JournalEntryDraft,
+        ),
+        this.config.topics.journal,
+      );
+    });
   }
 
   private resultEntry(w: Won, r: Classified, at: Date): JournalEntryDraft {

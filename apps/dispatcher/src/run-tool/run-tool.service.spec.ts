@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { buildEffectContext } from '@arvis/effect-context';
+import { defineTool, ToolCatalog } from '@arvis/tool-catalog';
+import type { DispatcherConfig } from '../config/dispatcher.config';
+import type { ToolBody, ToolInvocation } from '../tools/tool-body';
+import { RunToolService } from './run-tool.service';
+
+const spec = defineTool({
+  name: 'test.echo',
+  description: 'echo',
+  input: z.strictObject({ text: z.string() }),
+  output: z.strictObject({ echoed: z.string() }),
+  idempotent: true,
+  retryable: true,
+  sideEffectful: false,
+  timeoutMs: 50,
+  maxRisk: 1,
+  requiresConfirmation: false,
+  auditRequired: false,
+  reversible: true,
+  manifest: { provider: null, dataEgress: false, dataClass: 'test', requiredConsent: null },
+});
+
+const effectContext = buildEffectContext(
+  { principal: 'alice', tenant: 'acme', issuer: 'iss', authenticationStrength: 'mfa', serviceId: 'svc', sessionId: null, roles: [], expiresAt: new Date() },
+  { processId: 'default', runId: 'run-1' },
+);
+
+function runner(execute: (inv: ToolInvocation) => Promise<unknown>): { service: RunToolService; seen: ToolInvocation[] } {
+  const seen: ToolInvocation[] = [];
+  const body: ToolBody = {
+    name: 'test.echo',
+    execute: (inv) => {
+      seen.push(inv);
+      return execute(inv);
+    },
+  };
+  const config = { faults: {} } as DispatcherConfig;
+  return { service: new RunToolService(new ToolCatalog([spec]), [body], config), seen };
+}
+
+const run = (service: RunToolService, payload: Record<string, unknown>) =>
+  service.run({ decisionId: 'd-1', capabilityId: 'cap-1', tool: 'test.echo', payload, effectContext, idempotencyKey: `idem:${'a'.repeat(64)}` });
+
+describe('RunToolService classification', () => {
+  it('hands the tool exactly payload, effect context, idempotency key, capability id and an abort signal', async () => {
+    const { service, seen } = runner(async (inv) => ({ echoed: String(inv.payload.text) }));
+    const r = await run(service, { text: 'hi' });
+    expect(r).toMatchObject({ effectBoundary: 'effect_completed', success: true, output: { echoed: 'hi' } });
+    expect(Object.keys(seen[0]).sort()).toEqual(['capabilityId', 'effectContext', 'idempotencyKey', 'payload', 'signal']);
+    expect(seen[0].signal.aborted).toBe(false);
+  });
+
+  it('refuses before the effect when the input no longer validates (pre_effect_refusal), without calling the tool', async () => {
+    const { service, seen } = runner(async () => ({ echoed: 'x' }));
+    const r = await run(service, { text: 42 });
+    expect(r).toMatchObject({ effectBoundary: 'pre_effect_refusal', reasonCode: 'input_schema_violation' });
+    expect(seen).toHaveLength(0);
+  });
+
+  it('classifies a tool that has not answered by timeoutMs as effect_state_unknown (tool_timeout) and signals it to abort', async () => {
+    const { service, seen } = runner((inv) => new Promise((resolve) => inv.signal.addEventListener('abort', () => setTimeout(() => resolve({ echoed: 'late' }), 5))));
+    const r = await run(service, { text: 'slow' });
+    expect(r).toMatchObject({ effectBoundary: 'effect_state_unknown', success: false, reasonCode: 'tool_timeout' });
+    expect(seen[0].signal.aborted).toBe(true);
+  });
+
+  it('classifies a throwing tool as effect_failed (tool_execution_failed)', async () => {
+    const { service } = runner(async () => {
+      throw new Error('boom');
+    });
+    expect(await run(service, { text: 'x' })).toMatchObject({ effectBoundary: 'effect_failed', reasonCode: 'tool_execution_failed' });
+  });
+
+  it('classifies output that violates the output schema as effect_completed with tool_output_invalid', async () => {
+    const { service } = runner(async () => ({ wrong: true }));
+    expect(await run(service, { text: 'x' })).toMatchObject({ effectBoundary: 'effect_completed', success: false, reasonCode: 'tool_output_invalid' });
+  });
+});

@@ -7,6 +7,7 @@ import { CommitIntentService } from './commit-intent/commit-intent.service';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from './config/authorizer.config';
 import { DecisionsConsumer } from './receive-decisions/decisions.consumer';
 import { ReceiveDecisionsService } from './receive-decisions/receive-decisions.service';
+import { SubmitRetriesService } from './submit-retries/submit-retries.service';
 import { VerifyIdentityService } from './verify-identity/verify-identity.service';
 
 @Module({})
@@ -26,6 +27,7 @@ export class AuthorizerModule {
         AuthorizeDecisionService,
         CommitIntentService,
         ReceiveDecisionsService,
+        SubmitRetriesService,
       ],
     };
   }

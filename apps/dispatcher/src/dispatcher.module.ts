@@ -7,8 +7,9 @@ import { DispatchIntentsService } from './dispatch-intents/dispatch-intents.serv
 import { IntentsConsumer } from './dispatch-intents/intents.consumer';
 import { RecoverEffectsService } from './recover-effects/recover-effects.service';
 import { RunToolService } from './run-tool/run-tool.service';
+import { FlakyRecordTool } from './tools/flaky-record.tool';
 import { NotesAppendTool } from './tools/notes-append.tool';
-import { TOOL_BODIES } from './tools/tool-body';
+import { TOOL_BODIES, type ToolBody } from './tools/tool-body';
 import { ToolDatabase } from './tools/tool-database';
 
 @Module({})
@@ -27,7 +28,12 @@ export class DispatcherModule {
           useFactory: () => new ToolDatabase({ connectionString: config.database.url, max: config.toolPoolSize }),
         },
         NotesAppendTool,
-        { provide: TOOL_BODIES, useFactory: (notes: NotesAppendTool) => [notes], inject: [NotesAppendTool] },
+        FlakyRecordTool,
+        {
+          provide: TOOL_BODIES,
+          useFactory: (...bodies: ToolBody[]) => bodies,
+          inject: [NotesAppendTool, FlakyRecordTool],
+        },
         ServiceRuntime,
         MetricsRegistry,
         RunToolService,

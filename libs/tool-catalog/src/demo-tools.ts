@@ -19,7 +19,27 @@ export const notesAppend = defineTool({
   manifest: { provider: null, dataEgress: false, dataClass: 'user_content', requiredConsent: null },
 });
 
-export const demoCatalog = (): ToolCatalog => new ToolCatalog([notesAppend]);
+/**
+ * flaky.record: fails its first `failTimes` calls for one logical action, then records one effect
+ * keyed by the idempotency key. Idempotent and retryable: what retry governance is for.
+ */
+export const flakyRecord = defineTool({
+  name: 'flaky.record',
+  description: 'Fails a configured number of times, then records one effect per idempotency key',
+  input: z.strictObject({ key: z.string().min(1).max(200), failTimes: z.number().int().min(0).max(5) }),
+  output: z.strictObject({ effectId: z.string(), calls: z.number().int() }),
+  idempotent: true,
+  retryable: true,
+  sideEffectful: true,
+  timeoutMs: 5000,
+  maxRisk: 1,
+  requiresConfirmation: false,
+  auditRequired: false,
+  reversible: true,
+  manifest: { provider: null, dataEgress: false, dataClass: 'test', requiredConsent: null },
+});
+
+export const demoCatalog = (): ToolCatalog => new ToolCatalog([notesAppend, flakyRecord]);
 
 /**
  * The demo catalog plus one more tool: another fingerprint, as during a rolling deploy where the
@@ -28,5 +48,6 @@ export const demoCatalog = (): ToolCatalog => new ToolCatalog([notesAppend]);
 export const skewedDemoCatalog = (): ToolCatalog =>
   new ToolCatalog([
     notesAppend,
+    flakyRecord,
     defineTool({ ...notesAppend, name: 'notes.archive', description: 'Not yet deployed to the dispatchers' }),
   ]);

@@ -172,6 +172,7 @@ export class CommitIntentService implements OnModuleInit {
       idempotencyKey: a.idempotencyKey,
       catalogFingerprint: this.catalog.fingerprint,
       receipt,
+      ...('retry' in d && d.retry ? { retry: d.retry } : {}),
     } as UnsignedIntentMessage;
     return {
       a,

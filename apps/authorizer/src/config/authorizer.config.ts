@@ -20,6 +20,8 @@ const AuthorizerEnv = z
     TRUSTED_ISSUERS: envJson(z.array(TrustedIssuer).min(1, 'at least one trusted issuer is required'), []),
     ALLOW_HS256_IDENTITY: envBool(false),
     JWT_CLOCK_SKEW_S: envInt(30, 0, 300),
+    /** How often the retry worker looks for retry rows to submit as new decisions. */
+    RETRY_POLL_MS: envInt(1000, 50),
     INTENT_SIGNING_KEY_ID: envString('authorizer-1'),
     INTENT_SIGNING_KEY: z.string({ error: 'INTENT_SIGNING_KEY (Ed25519 private key, PEM or base64 DER) is required' }).min(1),
   })
@@ -47,6 +49,7 @@ export function loadAuthorizerConfig(env?: Record<string, string | undefined>) {
     httpPort: e.HTTP_PORT,
     sliceSize: e.CONSUMER_SLICE_SIZE,
     maxDecisionBytes: e.MAX_DECISION_BYTES,
+    retryPollMs: e.RETRY_POLL_MS,
     identity: { issuers: e.TRUSTED_ISSUERS, clockSkewS: e.JWT_CLOCK_SKEW_S },
     signing: { keyId: e.INTENT_SIGNING_KEY_ID, privateKey: e.INTENT_SIGNING_KEY },
   };

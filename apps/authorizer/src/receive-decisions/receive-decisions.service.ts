@@ -4,10 +4,11 @@ import {
   buildDlqRecord,
   parseInbound,
   type ActionDecision,
+  type InternalRetryDecision,
   type JournalEntryDraft,
   type ReasonCode,
 } from '@arvis/contracts';
-import { commitment } from '@arvis/effect-context';
+import { canonicalJson, commitment } from '@arvis/effect-context';
 import { appendJournal } from '@arvis/journal';
 import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
 import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
@@ -17,9 +18,10 @@ import type { Authorization, Authorized, Refused } from '../authorize-decision/a
 import { CommitIntentService, IntentSinkError, type AbortedIntent } from '../commit-intent/commit-intent.service';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 
-interface Readable {
-  message: InboundMessage;
-  decision: ActionDecision;
+/** A decision ready for policy: from the topic (with its message) or made by the system (a retry). */
+export interface Readable {
+  message?: InboundMessage;
+  decision: ActionDecision | InternalRetryDecision;
   bodySha256: string;
 }
 
@@ -69,17 +71,35 @@ export class ReceiveDecisionsService {
       readable.push({ message, decision, bodySha256 });
     }
 
+    return this.decide(readable, deadLetters, receivedAt);
+  }
+
+  /**
+   * Policy, then one transaction for the lot. `alsoInTx` lets a caller commit its own bookkeeping
+   * with the outcome (the retry worker marks its rows submitted).
+   */
+  async decide(
+    readable: Readable[],
+    deadLetters: OutboxRow[],
+    receivedAt: Date,
+    alsoInTx: (tx: Tx) => Promise<void> = async () => undefined,
+  ): Promise<BatchOutcome> {
     // Policy runs outside the transaction: it reads nothing that the transaction writes.
     const outcomes = await Promise.all(readable.map((r) => this.authorizer.authorize(r.decision)));
-
+    const run = (isolate: boolean) =>
+      this.prisma.tx(async (tx) => {
+        const result = await this.apply(tx, readable, outcomes, deadLetters, receivedAt, isolate);
+        await alsoInTx(tx);
+        return result;
+      });
     try {
-      return await this.prisma.tx((tx) => this.apply(tx, readable, outcomes, deadLetters, receivedAt, false));
+      return await run(false);
     } catch (e) {
       if (!(e instanceof IntentSinkError)) throw e;
       // Some intent could not be recorded: redo the slice with one savepoint per intent, so only
       // the decisions concerned are aborted.
       this.log.warn(`${e.message}; retrying the slice intent by intent`);
-      return this.prisma.tx((tx) => this.apply(tx, readable, outcomes, deadLetters, receivedAt, true));
+      return run(true);
     }
   }
 
@@ -103,7 +123,8 @@ export class ReceiveDecisionsService {
       const prior = known.get(r.decision.decisionId);
       if (prior === undefined) fresh.push({ r, outcome: outcomes[i] });
       else if (prior === r.bodySha256) redelivered++;
-      else deadLetters.push(this.conflict(r.message, r.decision, receivedAt));
+      else if (r.message) deadLetters.push(this.conflict(r.message, r.decision, receivedAt));
+      else this.log.error(`system decision ${r.decision.decisionId} conflicts with a stored one; not submitted again`);
     });
     const authorized = fresh.map((f) => f.outcome).filter((o): o is Authorized => o.ok);
     const refused = fresh.map((f) => f.outcome).filter((o): o is Refused => !o.ok);
@@ -118,6 +139,7 @@ export class ReceiveDecisionsService {
         causalId: r.decision.causalId,
         tool: r.decision.tool,
         bodySha256: r.bodySha256,
+        body: canonicalJson(r.decision),
         status: outcome.ok && !abortedIds.has(r.decision.decisionId) ? 'authorized' : 'refused',
       })),
     });
@@ -169,6 +191,7 @@ export class ReceiveDecisionsService {
       success: false,
       reasonCode: o.reasonCode,
       error: { code: o.reasonCode, message: o.detail },
+      ...('retry' in d && d.retry ? { retry: d.retry } : {}),
       recordedAt: at.toISOString(),
     } as JournalEntryDraft;
   }

@@ -25,6 +25,10 @@ const DispatcherEnv = z.object({
   RECOVERY_GRACE_MS: envInt(10000, 0),
   /** An accepted intent still not consumed after this long is delivered again. */
   REDELIVER_AFTER_MS: envInt(60000, 100),
+  /** Total attempts of one logical action (the first plus its retries), as the reference allows. */
+  RETRY_MAX_ATTEMPTS: envInt(3, 1, 10),
+  /** A decision above this risk score is not retried automatically. */
+  RETRY_MAX_RISK: z.preprocess((v) => (v === undefined || v === '' ? 0.6 : v), z.coerce.number().min(0).max(1)),
   /** Previous catalog fingerprints still accepted during a rolling deploy. */
   ACCEPTED_CATALOG_FINGERPRINTS: envJson(z.array(Sha256), []),
 });
@@ -42,6 +46,7 @@ export function loadDispatcherConfig(env?: Record<string, string | undefined>) {
     toolPoolSize: e.TOOL_DATABASE_POOL_SIZE,
     verificationKeys: e.INTENT_VERIFICATION_KEYS,
     acceptedCatalogFingerprints: e.ACCEPTED_CATALOG_FINGERPRINTS,
+    retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, maxRisk: e.RETRY_MAX_RISK },
     recovery: { intervalMs: e.RECOVERY_INTERVAL_MS, graceMs: e.RECOVERY_GRACE_MS, redeliverAfterMs: e.REDELIVER_AFTER_MS },
   };
 }

@@ -21,7 +21,7 @@ import { MetricsRegistry } from '@arvis/runtime';
 import { Counter } from 'prom-client';
 import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
 import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
-import { PrismaService, readStoreFingerprint } from '@arvis/persistence';
+import { PrismaService, readStoreFingerprint, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import type { Classified } from '../classify-result/classify-result';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
@@ -240,6 +240,7 @@ export class DispatchIntentsService implements OnModuleInit {
             won.flatMap((w, i) => (mine.has(w.intent.capabilityId) ? [this.resultEntry(w, results[i], now)] : [])),
             this.config.topics.journal,
           );
+          await this.requestRetries(tx, won.filter((w, i) => mine.has(w.intent.capabilityId) && this.retryable(w, results[i])));
         });
         return;
       } catch (e) {
@@ -286,6 +287,32 @@ export class DispatchIntentsService implements OnModuleInit {
     });
   }
 
+  /** The spec's half of the reference's retry conditions; risk and attempts are checked in SQL. */
+  private retryable(w: Won, r: Classified): boolean {
+    const spec = this.catalog.get(w.stored.tool);
+    return r.effectBoundary === 'effect_failed' && !!spec && spec.retryable && !(spec.sideEffectful && !spec.idempotent);
+  }
+
+  /**
+   * A retry is a row, created with the failed result it answers: attempts are counted from the
+   * retries table, and the risk comes from the decision as received. The authorizer's worker
+   * turns each row into a new decision that goes through the whole path again.
+   */
+  private async requestRetries(tx: Tx, failed: Won[]): Promise<void> {
+    if (failed.length === 0) return;
+    await tx.$executeRaw`
+      INSERT INTO retries (decision_id, chain_id, attempt, parent_decision_id, parent_causal_id, run_id, status)
+      SELECT v.chain_id || ':retry:' || n.next_attempt, v.chain_id, n.next_attempt, v.decision_id, v.causal_id, v.run_id, 'pending'
+      FROM unnest(${failed.map((w) => w.intent.decisionId)}::text[], ${failed.map((w) => w.intent.retry?.chainId ?? w.intent.decisionId)}::text[],
+                  ${failed.map((w) => w.intent.causalId)}::text[], ${failed.map((w) => w.intent.runId)}::text[])
+           AS v(decision_id, chain_id, causal_id, run_id)
+      JOIN decision_inbox di ON di.decision_id = v.decision_id
+      CROSS JOIN LATERAL (SELECT count(*)::int + 1 AS next_attempt FROM retries r WHERE r.chain_id = v.chain_id) n
+      WHERE (di.body::jsonb ->> 'riskScore')::float8 <= ${this.config.retry.maxRisk}
+        AND n.next_attempt < ${this.config.retry.maxAttempts}
+      ON CONFLICT DO NOTHING`;
+  }
+
   private resultEntry(w: Won, r: Classified, at: Date): JournalEntryDraft {
     return {
       kind: 'tool_result',
@@ -304,6 +331,7 @@ export class DispatchIntentsService implements OnModuleInit {
       ...(r.error ? { error: r.error } : {}),
       ...(r.reasonCode ? { reasonCode: r.reasonCode } : {}),
       ...(r.latencyMs !== undefined ? { latencyMs: r.latencyMs } : {}),
+      ...(w.intent.retry ? { retry: w.intent.retry } : {}),
       recordedAt: at.toISOString(),
     } as JournalEntryDraft;
   }

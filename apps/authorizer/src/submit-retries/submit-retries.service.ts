@@ -1,0 +1,76 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { ActionDecision, InternalRetryDecision } from '@arvis/contracts';
+import { commitment } from '@arvis/effect-context';
+import { PrismaService } from '@arvis/persistence';
+import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
+import { ReceiveDecisionsService, type Readable } from '../receive-decisions/receive-decisions.service';
+
+interface PendingRetry {
+  decision_id: string;
+  chain_id: string;
+  attempt: number;
+  parent_causal_id: string;
+  body: string | null;
+}
+
+/**
+ * Turns retry rows (written by the dispatcher next to a failed result) into new decisions that go
+ * through the whole path again: fresh verification of the stored identity, fresh policy, a fresh
+ * capability, the same idempotency key. The decision is the parent as received, with a new
+ * decisionId (`<original>:retry:<attempt>`), a new causalId and the retry block.
+ */
+@Injectable()
+export class SubmitRetriesService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly log = new Logger(SubmitRetriesService.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<unknown>;
+
+  constructor(
+    @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
+    private readonly prisma: PrismaService,
+    private readonly decisions: ReceiveDecisionsService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      if (this.running) return;
+      this.running = this.pass()
+        .catch((e: Error) => this.log.warn(`retry pass failed: ${e.message}`))
+        .finally(() => (this.running = undefined));
+    }, this.config.retryPollMs);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  async pass(): Promise<number> {
+    const pending = await this.prisma.$queryRaw<PendingRetry[]>`
+      SELECT r.decision_id, r.chain_id, r.attempt, r.parent_causal_id, di.body
+      FROM retries r JOIN decision_inbox di ON di.decision_id = r.parent_decision_id
+      WHERE r.status = 'pending' ORDER BY r.created_at LIMIT 100`;
+    if (pending.length === 0) return 0;
+    const readable: Readable[] = pending
+      .filter((p) => p.body !== null)
+      .map((p) => {
+        const parent = JSON.parse(p.body!) as ActionDecision;
+        const decision: InternalRetryDecision = {
+          ...parent,
+          decisionId: p.decision_id,
+          causalId: `${p.parent_causal_id}:retry:${p.attempt}`,
+          retry: { attempt: p.attempt, chainId: p.chain_id, parentCausalId: p.parent_causal_id },
+        };
+        return { decision, bodySha256: commitment(decision) };
+      });
+    const ids = pending.map((p) => p.decision_id);
+    await this.decisions.decide(readable, [], new Date(), async (tx) => {
+      // Claimed in the same transaction as the outcome: another authorizer that raced us fails here.
+      const claimed = await tx.$executeRaw`
+        UPDATE retries SET status = 'submitted', submitted_at = now() WHERE decision_id = ANY(${ids}::text[]) AND status = 'pending'`;
+      if (claimed !== ids.length) throw new Error(`claimed ${claimed} of ${ids.length} retries; another worker took some`);
+    });
+    this.log.log(`submitted ${readable.length} retry decision(s)`);
+    return readable.length;
+  }
+}

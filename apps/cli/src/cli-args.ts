@@ -1,0 +1,114 @@
+import { parseArgs } from 'node:util';
+import { EffectBoundary } from '@arvis/contracts';
+
+export const USAGE = `Usage: npm run cli -- <command> [options] [--json]
+
+Commands:
+  tail [--tenant T] [--tool X] [--boundary B] [--run R] [--from-beginning] [--limit N]
+        follow the journal topic (deduplicated by journalSeq) until --limit entries or Ctrl-C
+  run <runId>       the run's decisions: final entry, pending entries, capability state
+  replay <runId>    rebuild the run's results from stored material and recompute every commitment
+  verify            walk the whole journal: hash chain, head, capability/result/decision bijections
+
+Options:
+  --json            one JSON document on stdout (tail: one JSON line per entry)
+  --help            this text
+
+Exit codes: 0 ok, 1 usage or configuration error, 2 tampering or mismatch found, 3 unknown run.
+Configuration: DATABASE_URL, KAFKA_BROKERS, ARVIS_TOPIC_PREFIX (as for the services).`;
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export interface TailFilter {
+  tenant?: string;
+  tool?: string;
+  boundary?: EffectBoundary;
+  runId?: string;
+}
+
+export type Command =
+  | { name: 'help' }
+  | { name: 'tail'; filter: TailFilter; fromBeginning: boolean; limit?: number }
+  | { name: 'run'; runId: string }
+  | { name: 'replay'; runId: string }
+  | { name: 'verify' };
+
+export interface CommandLine {
+  command: Command;
+  json: boolean;
+}
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  tenant: { type: 'string' },
+  tool: { type: 'string' },
+  boundary: { type: 'string' },
+  run: { type: 'string' },
+  'from-beginning': { type: 'boolean' },
+  limit: { type: 'string' },
+} as const;
+
+const TAIL_ONLY = ['tenant', 'tool', 'boundary', 'run', 'from-beginning', 'limit'] as const;
+
+/** Parses argv (without node and the script); throws UsageError with a message for the user. */
+export function parseCommandLine(argv: string[]): CommandLine {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const json = values.json === true;
+  const [name, ...rest] = positionals;
+  if (values.help || name === undefined || name === 'help') return { command: { name: 'help' }, json };
+
+  if (name !== 'tail') {
+    const misplaced = TAIL_ONLY.filter((o) => values[o] !== undefined);
+    if (misplaced.length > 0) throw new UsageError(`--${misplaced[0]} applies to tail only`);
+  }
+  const noMore = () => {
+    if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
+  };
+  const runIdArg = (): string => {
+    if (rest.length !== 1 || rest[0].trim() === '') throw new UsageError(`${name} takes exactly one <runId>`);
+    return rest[0];
+  };
+
+  switch (name) {
+    case 'tail': {
+      noMore();
+      return { command: { name, filter: tailFilter(values), fromBeginning: values['from-beginning'] === true, limit: limitOf(values.limit) }, json };
+    }
+    case 'run':
+    case 'replay':
+      return { command: { name, runId: runIdArg() }, json };
+    case 'verify':
+      noMore();
+      return { command: { name }, json };
+    default:
+      throw new UsageError(`unknown command: ${name}`);
+  }
+}
+
+function tailFilter(values: { tenant?: string; tool?: string; boundary?: string; run?: string }): TailFilter {
+  const filter: TailFilter = {};
+  if (values.tenant !== undefined) filter.tenant = values.tenant;
+  if (values.tool !== undefined) filter.tool = values.tool;
+  if (values.run !== undefined) filter.runId = values.run;
+  if (values.boundary !== undefined) {
+    const b = EffectBoundary.safeParse(values.boundary);
+    if (!b.success) throw new UsageError(`--boundary must be one of ${EffectBoundary.options.join(', ')}`);
+    filter.boundary = b.data;
+  }
+  return filter;
+}
+
+function limitOf(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^[1-9][0-9]*$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new UsageError('--limit must be a positive integer');
+  return Number(raw);
+}

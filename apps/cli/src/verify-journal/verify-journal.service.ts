@@ -1,0 +1,169 @@
+import type { Pool, PoolClient } from 'pg';
+import { ChainWalker, type ChainSummary, type JournalHeadRow } from './chain-walker';
+import { FINAL_KINDS, JOURNAL_ROW_COLUMNS, type JournalRow } from './journal-row';
+
+export interface BijectionFinding {
+  check: 'capability_without_result' | 'result_without_intent' | 'decision_with_several_finals';
+  message: string;
+}
+
+export interface VerifyReport {
+  intact: boolean;
+  firstBreak: string | null;
+  head: JournalHeadRow | null;
+  chain: ChainSummary;
+  bijections: {
+    consumedCapabilities: number;
+    toolResults: number;
+    findings: BijectionFinding[];
+    /** Not breaks: effects still running, decisions still without a final entry. */
+    notes: string[];
+  };
+}
+
+const LIST_LIMIT = 100;
+
+/**
+ * Verifies the whole journal from the database alone. Everything is read inside one
+ * REPEATABLE READ, READ ONLY transaction: the rows, the head and the bijection counts come from
+ * one snapshot, so appends that commit while the walk runs cannot look like a truncation.
+ */
+export class VerifyJournalService {
+  constructor(
+    private readonly db: Pool,
+    private readonly batchSize = 1000,
+  ) {}
+
+  async verify(): Promise<VerifyReport> {
+    const client = await this.db.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const walker = new ChainWalker();
+      // Keyset pagination: memory stays flat however long the journal is.
+      let after = '0';
+      for (;;) {
+        const { rows } = await client.query<JournalRow>(
+          `SELECT ${JOURNAL_ROW_COLUMNS} FROM journal WHERE journal_seq > $1::bigint ORDER BY journal_seq LIMIT $2`,
+          [after, this.batchSize],
+        );
+        for (const row of rows) walker.push(row);
+        if (rows.length < this.batchSize) break;
+        after = rows[rows.length - 1].journal_seq;
+      }
+      const head = (await client.query<JournalHeadRow>('SELECT last_seq::text AS last_seq, last_hash FROM journal_head WHERE id = 1')).rows[0];
+      const chain = walker.finish(head);
+      const bijections = await this.bijections(client);
+      await client.query('COMMIT');
+      const firstBreak = chain.findings[0]?.message ?? bijections.findings[0]?.message ?? null;
+      return {
+        intact: chain.findings.length === 0 && bijections.findings.length === 0,
+        firstBreak,
+        head: head ?? null,
+        chain,
+        bijections,
+      };
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Set checks done by the database (joins over indexed columns), never by loading tables. */
+  private async bijections(client: PoolClient): Promise<VerifyReport['bijections']> {
+    const findings: BijectionFinding[] = [];
+    const notes: string[] = [];
+
+    const counts = (
+      await client.query<{ consumed: string; results: string }>(
+        `SELECT (SELECT count(*) FROM capabilities WHERE state = 'consumed')::text AS consumed,
+                (SELECT count(*) FROM journal WHERE kind = 'tool_result')::text AS results`,
+      )
+    ).rows[0];
+
+    // Every consumed capability has exactly one tool_result. An effect still marked
+    // effect_started has not reported yet (or awaits recovery): in flight, not a break.
+    const unmatched = await client.query<{ capability_id: string; decision_id: string; results: number; effect_state: string | null }>(
+      `SELECT c.capability_id, c.decision_id, count(j.journal_seq)::int AS results, e.state AS effect_state
+       FROM capabilities c
+       LEFT JOIN journal j ON j.result_capability_id = c.capability_id AND j.kind = 'tool_result'
+       LEFT JOIN effects e ON e.capability_id = c.capability_id
+       WHERE c.state = 'consumed'
+       GROUP BY c.capability_id, c.decision_id, e.state
+       HAVING count(j.journal_seq) <> 1
+       ORDER BY c.decision_id
+       LIMIT $1`,
+      [LIST_LIMIT],
+    );
+    for (const r of unmatched.rows) {
+      if (r.results === 0 && r.effect_state === 'effect_started') {
+        notes.push(`capability ${r.capability_id} (decision ${r.decision_id}) is in flight: consumed, no result yet`);
+      } else {
+        findings.push({
+          check: 'capability_without_result',
+          message: `consumed capability ${r.capability_id} (decision ${r.decision_id}) has ${r.results} tool_result entries, expected 1`,
+        });
+      }
+    }
+
+    // Every tool_result names a consumed capability that has a stored intent.
+    const orphans = await client.query<{ journal_seq: string; decision_id: string; capability_id: string | null; intent_id: string | null; state: string | null }>(
+      `SELECT j.journal_seq::text AS journal_seq, j.decision_id, j.result_capability_id AS capability_id, i.intent_id, c.state
+       FROM journal j
+       LEFT JOIN intents i ON i.capability_id = j.result_capability_id
+       LEFT JOIN capabilities c ON c.capability_id = j.result_capability_id
+       WHERE j.kind = 'tool_result'
+         AND (j.result_capability_id IS NULL OR i.intent_id IS NULL OR c.state IS DISTINCT FROM 'consumed')
+       ORDER BY j.journal_seq
+       LIMIT $1`,
+      [LIST_LIMIT],
+    );
+    for (const r of orphans.rows) {
+      const why = r.capability_id === null ? 'names no capability' : r.intent_id === null ? `capability ${r.capability_id} has no intent` : `capability ${r.capability_id} is ${r.state ?? 'missing'}, not consumed`;
+      findings.push({ check: 'result_without_intent', message: `tool_result at journal_seq ${r.journal_seq} (decision ${r.decision_id}): ${why}` });
+    }
+
+    // At most one final entry per decision, judged by kind (the final_decision_id column is
+    // itself a derived index a tamperer could clear).
+    const several = await client.query<{ decision_id: string; seqs: string[] }>(
+      `SELECT d.decision_id, array_agg(j.journal_seq::text ORDER BY j.journal_seq) AS seqs
+       FROM decision_inbox d JOIN journal j ON j.decision_id = d.decision_id AND j.kind = ANY($1::text[])
+       GROUP BY d.decision_id HAVING count(*) > 1
+       ORDER BY d.decision_id
+       LIMIT $2`,
+      [FINAL_KINDS, LIST_LIMIT],
+    );
+    for (const r of several.rows) {
+      findings.push({ check: 'decision_with_several_finals', message: `decision ${r.decision_id} has ${r.seqs.length} final entries (journal_seq ${r.seqs.join(', ')})` });
+    }
+
+    const open = (
+      await client.query<{ n: string }>(
+        `SELECT count(*)::text AS n FROM decision_inbox d
+         WHERE NOT EXISTS (SELECT 1 FROM journal j WHERE j.decision_id = d.decision_id AND j.kind = ANY($1::text[]))`,
+        [FINAL_KINDS],
+      )
+    ).rows[0].n;
+    if (open !== '0') notes.push(`${open} decision(s) in the inbox have no final entry yet (pending or in flight)`);
+
+    return { consumedCapabilities: Number(counts.consumed), toolResults: Number(counts.results), findings, notes };
+  }
+}
+
+export function renderVerify(r: VerifyReport): string[] {
+  const lines: string[] = [];
+  const c = r.chain;
+  const range = c.firstSeq === null ? 'no rows' : `journal_seq ${c.firstSeq}..${c.lastSeq}`;
+  lines.push(`journal: ${c.rowsChecked} rows checked (${range}), head at ${r.head?.last_seq ?? 'missing'}`);
+  if (c.findings.length === 0) lines.push('chain intact: every hash recomputes, seqs contiguous from 1, head matches the last row');
+  for (const f of c.findings) lines.push(f.message);
+  if (c.findingsDropped > 0) lines.push(`… and ${c.findingsDropped} more chain findings`);
+  const b = r.bijections;
+  lines.push(`bijections: ${b.consumedCapabilities} consumed capabilities, ${b.toolResults} tool_result entries`);
+  if (b.findings.length === 0) lines.push('bijections hold: one result per consumed capability, an intent per result, at most one final per decision');
+  for (const f of b.findings) lines.push(f.message);
+  for (const n of b.notes) lines.push(`note: ${n}`);
+  lines.push(r.intact ? 'verify: journal intact' : `verify: BROKEN (first: ${r.firstBreak})`);
+  return lines;
+}

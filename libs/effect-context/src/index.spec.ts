@@ -7,6 +7,8 @@ describe('@arvis/effect-context public surface', () => {
       [
         'CanonicalizationError',
         'EFFECT_CONTEXT_FORMAT_VERSION',
+        'INTENT_FORMAT_VERSION',
+        'intentCommitmentOf',
         'KERNEL_PRINCIPAL',
         'buildEffectContext',
         'diffEffectContext',

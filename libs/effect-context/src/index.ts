@@ -21,3 +21,4 @@ export {
   type AuthorizedEffectContext,
   type VerifiedIdentity,
 } from './effect-context';
+export { INTENT_FORMAT_VERSION, intentCommitmentOf, type IntentCommitmentMaterial } from './intent-commitment';

@@ -5,6 +5,7 @@ import { SPEC_VERSION, type IntentMessage, type ReasonCode, type UnsignedIntentM
 import {
   commitment,
   effectContextCommitment,
+  intentCommitmentOf,
   loadEd25519PrivateKey,
   signCanonical,
   type SigningKey,
@@ -126,8 +127,7 @@ export class CommitIntentService implements OnModuleInit {
     const intentId = randomUUID();
     const capabilityId = randomUUID();
     const ctxCommitment = effectContextCommitment(a.effectContext);
-    const intentCommitment = commitment({
-      intentFormatVersion: 1,
+    const intentCommitment = intentCommitmentOf({
       intentId,
       capabilityId,
       decisionId: d.decisionId,

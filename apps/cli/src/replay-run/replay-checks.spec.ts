@@ -1,5 +1,5 @@
 import { commitment, sha256Hex } from '@arvis/effect-context';
-import { intentCommitmentOf } from './intent-commitment';
+import { intentCommitmentOf } from '@arvis/effect-context';
 import { checkToolResult, type CapabilityRow, type IntentRow } from './replay-checks';
 
 const payload = '{"text":"x"}';

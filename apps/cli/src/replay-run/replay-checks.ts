@@ -1,6 +1,6 @@
 import { commitment, sha256Hex } from '@arvis/effect-context';
 import type { StoredEntry } from '../verify-journal/journal-row';
-import { intentCommitmentOf } from './intent-commitment';
+import { intentCommitmentOf } from '@arvis/effect-context';
 
 /** An intents row as replay reads it. */
 export interface IntentRow {

@@ -43,11 +43,12 @@ export class ReplayRunService {
     try {
       // One snapshot, so a row appended mid-replay cannot look like a broken link.
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const rows = (await client.query<JournalRow>(`SELECT ${JOURNAL_ROW_COLUMNS} FROM journal WHERE run_id = $1 ORDER BY journal_seq`, [runId])).rows;
+      const rows = (await client.query<JournalRow>(`SELECT ${JOURNAL_ROW_COLUMNS} FROM journal WHERE run_id = $1 ORDER BY journal.journal_seq`, [runId])).rows;
       const inInbox = (await client.query('SELECT 1 FROM decision_inbox WHERE run_id = $1 LIMIT 1', [runId])).rowCount! > 0;
       if (rows.length === 0) {
         await client.query('COMMIT');
-        return { runId, known: inInbox, matches: true, entriesReplayed: 0, results: [], mismatches: [] };
+        // An unknown run matches nothing: a script reading only `matches` must not take it for a pass.
+        return { runId, known: inInbox, matches: inInbox, entriesReplayed: 0, results: [], mismatches: [] };
       }
 
       // The run's rows interleave with other runs' rows; each is linked to its global predecessor.

@@ -19,6 +19,8 @@ export interface JournalRow {
   hash: string;
 }
 
+// journal_seq is read as text (64-bit); ORDER BY must then name journal.journal_seq, since a bare
+// journal_seq would sort by the text alias (1, 10, 2, ...).
 export const JOURNAL_ROW_COLUMNS = `journal_seq::text AS journal_seq, kind, decision_id, run_id, tenant, tool, effect_boundary,
   success, reason_code, final_decision_id, result_capability_id, entry, prev_hash, hash`;
 

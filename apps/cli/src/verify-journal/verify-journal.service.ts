@@ -43,7 +43,7 @@ export class VerifyJournalService {
       let after = '0';
       for (;;) {
         const { rows } = await client.query<JournalRow>(
-          `SELECT ${JOURNAL_ROW_COLUMNS} FROM journal WHERE journal_seq > $1::bigint ORDER BY journal_seq LIMIT $2`,
+          `SELECT ${JOURNAL_ROW_COLUMNS} FROM journal WHERE journal_seq > $1::bigint ORDER BY journal.journal_seq LIMIT $2`,
           [after, this.batchSize],
         );
         for (const row of rows) walker.push(row);

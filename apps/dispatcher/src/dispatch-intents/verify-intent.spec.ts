@@ -1,5 +1,6 @@
 import type { IntentMessage } from '@arvis/contracts';
-import { intentCommitmentOf, matchStoredIntent, type StoredIntent } from './verify-intent';
+import { intentCommitmentOf } from '@arvis/effect-context';
+import { matchStoredIntent, type StoredIntent } from './verify-intent';
 
 const fp = 'f'.repeat(64);
 const stored: StoredIntent = {

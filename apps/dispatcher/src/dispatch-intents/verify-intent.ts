@@ -1,5 +1,5 @@
 import type { IntentMessage } from '@arvis/contracts';
-import { commitment } from '@arvis/effect-context';
+import { intentCommitmentOf } from '@arvis/effect-context';
 
 /** The stored intent as the dispatcher reads it (the intents table). */
 export interface StoredIntent {
@@ -23,26 +23,6 @@ export interface StoredIntent {
   durablePosition: bigint;
   storeFingerprint: string;
   committedAt: Date;
-}
-
-/** The intent commitment, recomputed from stored material (the authorizer computes the same). */
-export function intentCommitmentOf(s: StoredIntent): string {
-  return commitment({
-    intentFormatVersion: 1,
-    intentId: s.intentId,
-    capabilityId: s.capabilityId,
-    decisionId: s.decisionId,
-    runId: s.runId,
-    causalId: s.causalId,
-    tenant: s.tenant,
-    principal: s.principal,
-    tool: s.tool,
-    processId: s.processId,
-    payloadSha256: s.payloadSha256,
-    effectContextCommitment: s.effectContextCommitment,
-    idempotencyKey: s.idempotencyKey,
-    catalogFingerprint: s.catalogFingerprint,
-  });
 }
 
 /**

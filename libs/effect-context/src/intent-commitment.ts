@@ -1,6 +1,8 @@
-import { commitment } from '@arvis/effect-context';
+import { commitment } from './hash';
 
-/** The stored-intent fields the intent commitment covers. */
+export const INTENT_FORMAT_VERSION = 1;
+
+/** The fields the intent commitment covers: identifiers and hashes, never the payload itself. */
 export interface IntentCommitmentMaterial {
   intentId: string;
   capabilityId: string;
@@ -18,14 +20,13 @@ export interface IntentCommitmentMaterial {
 }
 
 /**
- * DUPLICATE of intentCommitmentOf in apps/dispatcher/src/dispatch-intents/verify-intent.ts (the
- * authorizer computes the same in commit-intent.service.ts). Apps may not import one another;
- * this belongs in a lib (e.g. @arvis/effect-context or @arvis/contracts) that all three use.
- * Keep the three in step until then: the replay spec pins a known value.
+ * The exact intent's commitment. The authorizer computes it when committing the intent, the
+ * dispatcher recomputes it from the stored intent before activation, and replay recomputes it
+ * again: one function, so the three cannot drift.
  */
 export function intentCommitmentOf(s: IntentCommitmentMaterial): string {
   return commitment({
-    intentFormatVersion: 1,
+    intentFormatVersion: INTENT_FORMAT_VERSION,
     intentId: s.intentId,
     capabilityId: s.capabilityId,
     decisionId: s.decisionId,

@@ -1,0 +1,32 @@
+import { parseCommandLine, UsageError } from './cli-args';
+
+describe('parseCommandLine', () => {
+  it('reads every command and --json anywhere', () => {
+    expect(parseCommandLine(['verify'])).toEqual({ command: { name: 'verify' }, json: false });
+    expect(parseCommandLine(['--json', 'run', 'r-1'])).toEqual({ command: { name: 'run', runId: 'r-1' }, json: true });
+    expect(parseCommandLine(['replay', 'r-1', '--json'])).toEqual({ command: { name: 'replay', runId: 'r-1' }, json: true });
+    expect(parseCommandLine(['tail', '--tenant', 'acme', '--boundary', 'effect_failed', '--from-beginning', '--limit', '5'])).toEqual({
+      command: { name: 'tail', filter: { tenant: 'acme', boundary: 'effect_failed' }, fromBeginning: true, limit: 5 },
+      json: false,
+    });
+  });
+
+  it('treats no command and --help as help', () => {
+    expect(parseCommandLine([]).command).toEqual({ name: 'help' });
+    expect(parseCommandLine(['verify', '--help']).command).toEqual({ name: 'help' });
+  });
+
+  it.each([
+    [['frobnicate'], /unknown command/],
+    [['run'], /exactly one <runId>/],
+    [['run', 'a', 'b'], /exactly one <runId>/],
+    [['verify', 'extra'], /unexpected argument/],
+    [['verify', '--tenant', 'x'], /applies to tail only/],
+    [['tail', '--limit', '0'], /positive integer/],
+    [['tail', '--boundary', 'done'], /--boundary must be one of/],
+    [['tail', '--colour'], /Unknown option/],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseCommandLine(argv)).toThrow(UsageError);
+    expect(() => parseCommandLine(argv)).toThrow(message);
+  });
+});

@@ -1,0 +1,113 @@
+import { Pool } from 'pg';
+import { ConfigError } from '@arvis/config';
+import { loadCliConfig, type CliConfig } from './cli.config';
+import { parseCommandLine, UsageError, USAGE, type Command } from './cli-args';
+import { createPrinter, type Printer } from './output';
+import { renderReplay, ReplayRunService } from './replay-run/replay-run.service';
+import { renderRun, ShowRunService } from './show-run/show-run.service';
+import { TailJournalService } from './tail-journal/tail-journal.service';
+import { renderVerify, VerifyJournalService } from './verify-journal/verify-journal.service';
+
+/** Exit codes: scripts tell "tampered" from "could not run" from "no such run". */
+export const EXIT = { ok: 0, usage: 1, broken: 2, unknownRun: 3 } as const;
+
+/**
+ * Plain `pg` with SQL, not Prisma: every query here is a read (the CLI never changes the
+ * record), and Prisma's client cannot load inside jest's module sandbox, where the command
+ * services are exercised. `default_transaction_read_only` makes the server refuse any write
+ * this process might attempt, so read-only is enforced, not just intended.
+ */
+function readOnlyPool(config: CliConfig): Pool {
+  return new Pool({ connectionString: config.databaseUrl, max: 2, application_name: 'arvis-cli', options: '-c default_transaction_read_only=on' });
+}
+
+async function withPool<T>(config: CliConfig, use: (db: Pool) => Promise<T>): Promise<T> {
+  const db = readOnlyPool(config);
+  try {
+    return await use(db);
+  } finally {
+    await db.end();
+  }
+}
+
+async function execute(command: Exclude<Command, { name: 'help' }>, config: CliConfig, out: Printer): Promise<number> {
+  const print = (doc: unknown, lines: () => string[]) => (out.json ? out.jsonLine(doc) : lines().forEach((l) => out.line(l)));
+  switch (command.name) {
+    case 'tail': {
+      const stop = new AbortController();
+      const abort = () => stop.abort();
+      process.once('SIGINT', abort);
+      process.once('SIGTERM', abort);
+      try {
+        await new TailJournalService(config.brokers, config.topics.journal, out).tail(command, stop.signal);
+      } finally {
+        process.off('SIGINT', abort);
+        process.off('SIGTERM', abort);
+      }
+      return EXIT.ok;
+    }
+    case 'run':
+      return withPool(config, async (db) => {
+        const view = await new ShowRunService(db).show(command.runId);
+        if (!view) {
+          print({ runId: command.runId, known: false }, () => [`unknown run: ${command.runId}`]);
+          return EXIT.unknownRun;
+        }
+        print(view, () => renderRun(view));
+        return EXIT.ok;
+      });
+    case 'replay':
+      return withPool(config, async (db) => {
+        const report = await new ReplayRunService(db).replay(command.runId);
+        if (!report.known) {
+          print(report, () => [`unknown run: ${command.runId}`]);
+          return EXIT.unknownRun;
+        }
+        print(report, () => renderReplay(report));
+        return report.matches ? EXIT.ok : EXIT.broken;
+      });
+    case 'verify':
+      return withPool(config, async (db) => {
+        const report = await new VerifyJournalService(db).verify();
+        print(report, () => renderVerify(report));
+        return report.intact ? EXIT.ok : EXIT.broken;
+      });
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const wantsJson = argv.includes('--json');
+  try {
+    const { command, json } = parseCommandLine(argv);
+    const out = createPrinter(json);
+    if (command.name === 'help') {
+      out.line(USAGE);
+      return EXIT.ok;
+    }
+    return await execute(command, loadCliConfig(), out);
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof ConfigError) {
+      createPrinter(wantsJson).error(e instanceof UsageError ? `${e.message}\n\n${USAGE}` : e.message);
+      return EXIT.usage;
+    }
+    throw e;
+  }
+}
+
+// `npm run cli -- verify | head`: a reader that goes away is not an error of the CLI.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+  throw e;
+});
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // exitCode, not exit(): stdout is flushed before the process ends.
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    // An unreachable database or broker: one line the analyst can act on, not a stack trace.
+    process.stderr.write(`arvis-cli: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = EXIT.usage;
+  },
+);

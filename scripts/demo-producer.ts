@@ -42,6 +42,16 @@ async function main(): Promise<void> {
     { decisionId: `${runId}:too-risky`, runId, causalId: 'r2', tool: 'notes.append', payload: { text: 'risky' }, riskScore: 0.9, identity: token },
     { decisionId: `${runId}:bad-token`, runId, causalId: 'r3', tool: 'notes.append', payload: { text: 'x' }, riskScore: 0.1, identity: `${token.slice(0, -4)}AAAA` },
   ];
+  // Fails once, then its retry (a new decision through the whole path) succeeds.
+  const flaky: DecisionInput = {
+    decisionId: `${runId}:flaky`,
+    runId,
+    causalId: 'f1',
+    tool: 'flaky.record',
+    payload: { key: runId, failTimes: 1 },
+    riskScore: 0.1,
+    identity: token,
+  };
 
   const print = (e: JournalEntry) => {
     if (!e.runId.startsWith(runId)) return;
@@ -51,27 +61,28 @@ async function main(): Promise<void> {
   const watcher = new JournalWatcher(brokers, topics, print);
   await watcher.start();
   const client = new DecisionClient(brokers, topics, 'arvis-demo-producer');
-  console.log(`[demo] run ${runId}: sending ${decisions.length + refused.length} decisions and 1 unreadable message`);
-  await client.send([...decisions, ...refused]);
-  await client.sendRaw(topics.decisions, [{ key: runId, value: '{"specVersion":1,"decisionId": not json' }]);
+  const sent = [...decisions, ...refused, flaky];
+  console.log(`[demo] run ${runId}: sending ${sent.length} decisions and 1 unreadable message`);
+  await client.send(sent);
+  const garbage = `{"specVersion":1,"decisionId": not json (${runId})`;
+  await client.sendRaw(topics.decisions, [{ key: runId, value: garbage }]);
+  const ours = (d: { rawBase64: string }) => Buffer.from(d.rawBase64, 'base64').toString('utf8') === garbage;
 
-  const all = [...decisions, ...refused].map((d) => d.decisionId);
+  const all = [...sent.map((d) => d.decisionId), `${flaky.decisionId}:retry:1`];
   const ok = await watcher.waitFor(
     () =>
       watcher.finalEntriesFor(all).size === all.length &&
-      watcher.deadLetters.some((d) => Buffer.from(d.rawBase64, 'base64').toString('utf8').includes('not json')),
+      watcher.deadLetters.some(ours),
     env.DEMO_TIMEOUT_MS,
   );
-  for (const d of watcher.deadLetters) {
-    if (Buffer.from(d.rawBase64, 'base64').toString('utf8').includes('not json')) {
-      console.log(`[dlq ${d.sourceTopic}@${d.partition}:${d.offset}] ${d.reasonCode}: ${d.detail}`);
-    }
+  for (const d of watcher.deadLetters.filter(ours)) {
+    console.log(`[dlq ${d.sourceTopic}@${d.partition}:${d.offset}] ${d.reasonCode}: ${d.detail}`);
   }
   await client.close();
   await watcher.stop();
   const finals = watcher.finalEntriesFor(all);
   const completed = [...finals.values()].filter((es) => es[0].success).length;
-  console.log(`[demo] ${finals.size}/${all.length} decisions have a final journal entry (${completed} effects completed, ${finals.size - completed} refused)`);
+  console.log(`[demo] ${finals.size}/${all.length} decisions have a final journal entry (${completed} completed, ${finals.size - completed} refused or failed)`);
   if (!ok) {
     console.error('[demo] timed out waiting for the journal');
     process.exit(1);

@@ -2,6 +2,11 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { PrismaService } from '@arvis/persistence';
 import { HealthController, MetricsRegistry, SERVICE_SETTINGS, ServiceRuntime } from '@arvis/runtime';
 import { demoCatalog, skewedDemoCatalog, ToolCatalog } from '@arvis/tool-catalog';
+import { AdmitDecisionService } from './admit-decision/admit-decision.service';
+import { ApproveConfirmationService } from './approve-confirmation/approve-confirmation.service';
+import { ApproverGuard } from './approve-confirmation/approver.guard';
+import { ConfirmationsController } from './approve-confirmation/confirmations.controller';
+import { ResumeConfirmationsService } from './resume-confirmations/resume-confirmations.service';
 import { AuthorizeDecisionService } from './authorize-decision/authorize-decision.service';
 import { CommitIntentService } from './commit-intent/commit-intent.service';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from './config/authorizer.config';
@@ -15,7 +20,7 @@ export class AuthorizerModule {
   static forRoot(config: AuthorizerConfig): DynamicModule {
     return {
       module: AuthorizerModule,
-      controllers: [DecisionsConsumer, HealthController],
+      controllers: [DecisionsConsumer, HealthController, ConfirmationsController],
       providers: [
         { provide: AUTHORIZER_CONFIG, useValue: config },
         { provide: SERVICE_SETTINGS, useValue: config },
@@ -25,9 +30,13 @@ export class AuthorizerModule {
         MetricsRegistry,
         VerifyIdentityService,
         AuthorizeDecisionService,
+        AdmitDecisionService,
         CommitIntentService,
         ReceiveDecisionsService,
         SubmitRetriesService,
+        ApproveConfirmationService,
+        ApproverGuard,
+        ResumeConfirmationsService,
       ],
     };
   }

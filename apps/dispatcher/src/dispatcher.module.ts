@@ -8,6 +8,8 @@ import { IntentsConsumer } from './dispatch-intents/intents.consumer';
 import { RecoverEffectsService } from './recover-effects/recover-effects.service';
 import { RunToolService } from './run-tool/run-tool.service';
 import { FlakyRecordTool } from './tools/flaky-record.tool';
+import { LedgerTransferTool } from './tools/ledger-transfer.tool';
+import { MailSendTool } from './tools/mail-send.tool';
 import { NotesAppendTool } from './tools/notes-append.tool';
 import { TOOL_BODIES, type ToolBody } from './tools/tool-body';
 import { ToolDatabase } from './tools/tool-database';
@@ -29,10 +31,12 @@ export class DispatcherModule {
         },
         NotesAppendTool,
         FlakyRecordTool,
+        MailSendTool,
+        LedgerTransferTool,
         {
           provide: TOOL_BODIES,
           useFactory: (...bodies: ToolBody[]) => bodies,
-          inject: [NotesAppendTool, FlakyRecordTool],
+          inject: [NotesAppendTool, FlakyRecordTool, MailSendTool, LedgerTransferTool],
         },
         ServiceRuntime,
         MetricsRegistry,

@@ -39,7 +39,47 @@ export const flakyRecord = defineTool({
   manifest: { provider: null, dataEgress: false, dataClass: 'test', requiredConsent: null },
 });
 
-export const demoCatalog = (): ToolCatalog => new ToolCatalog([notesAppend, flakyRecord]);
+/** mail.send: connected egress through a provider, needs the principal's "email" consent. */
+export const mailSend = defineTool({
+  name: 'mail.send',
+  description: 'Sends an e-mail through the tenant mail relay (here: a local sink table)',
+  input: z.strictObject({ to: z.email(), subject: z.string().min(1).max(200), body: z.string().max(10000) }),
+  output: z.strictObject({ messageId: z.string() }),
+  idempotent: false,
+  retryable: false,
+  sideEffectful: true,
+  timeoutMs: 5000,
+  maxRisk: 0.5,
+  requiresConfirmation: false,
+  auditRequired: true,
+  reversible: false,
+  manifest: { provider: 'smtp-relay', dataEgress: true, dataClass: 'personal', requiredConsent: 'email' },
+});
+
+/** ledger.transfer: irreversible, needs a human confirmation, deduplicates by idempotency key. */
+export const ledgerTransfer = defineTool({
+  name: 'ledger.transfer',
+  description: 'Moves money between two accounts of the tenant',
+  input: z.strictObject({
+    from: z.string().min(1).max(64),
+    to: z.string().min(1).max(64),
+    amountMinor: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+    currency: z.string().regex(/^[A-Z]{3}$/),
+    reference: z.string().min(1).max(200),
+  }),
+  output: z.strictObject({ transferId: z.string(), deduplicated: z.boolean() }),
+  idempotent: true,
+  retryable: false,
+  sideEffectful: true,
+  timeoutMs: 5000,
+  maxRisk: 0.8,
+  requiresConfirmation: true,
+  auditRequired: true,
+  reversible: false,
+  manifest: { provider: null, dataEgress: false, dataClass: 'financial', requiredConsent: null },
+});
+
+export const demoCatalog = (): ToolCatalog => new ToolCatalog([notesAppend, flakyRecord, mailSend, ledgerTransfer]);
 
 /**
  * The demo catalog plus one more tool: another fingerprint, as during a rolling deploy where the
@@ -49,5 +89,7 @@ export const skewedDemoCatalog = (): ToolCatalog =>
   new ToolCatalog([
     notesAppend,
     flakyRecord,
+    mailSend,
+    ledgerTransfer,
     defineTool({ ...notesAppend, name: 'notes.archive', description: 'Not yet deployed to the dispatchers' }),
   ]);

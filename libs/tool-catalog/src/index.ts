@@ -1,3 +1,3 @@
 export { defineTool, crossesTrustBoundary, type ToolSpec } from './tool-spec';
 export { ToolCatalog } from './tool-catalog';
-export { notesAppend, flakyRecord, demoCatalog, skewedDemoCatalog } from './demo-tools';
+export { notesAppend, flakyRecord, mailSend, ledgerTransfer, demoCatalog, skewedDemoCatalog } from './demo-tools';

@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import type { ActionDecision, ReasonCode } from '@arvis/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import type { ReasonCode } from '@arvis/contracts';
 import {
   buildEffectContext,
   deepFreeze,
@@ -7,23 +7,60 @@ import {
   freezePayload,
   type VerifiedIdentity,
 } from '@arvis/effect-context';
-import { ToolCatalog } from '@arvis/tool-catalog';
-import { VerifyIdentityService } from '../verify-identity/verify-identity.service';
-import { UNAUTHENTICATED, UNKNOWN_TENANT, type Authorization } from './authorization.types';
+import { PrismaService } from '@arvis/persistence';
+import { ToolCatalog, type ToolSpec } from '@arvis/tool-catalog';
+import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
+import { VerifyIdentityService, type IdentityResult } from '../verify-identity/verify-identity.service';
+import {
+  UNAUTHENTICATED,
+  UNKNOWN_TENANT,
+  type Authorization,
+  type Decision,
+  type PolicyData,
+} from './authorization.types';
 
 /**
- * The policy, in DESIGN.md step 2's order: identity, frozen payload, unknown tool, input
- * schema, risk. Each check sees only the frozen payload, never the message's own object.
+ * The policy, in DESIGN.md step 2's order: identity, frozen payload, unknown tool, input schema,
+ * confirmation, risk, consent gate, egress gate, confirmation required. Every check after the
+ * freeze sees only the frozen payload. Gate data comes from the host's tables, never the message.
  */
 @Injectable()
 export class AuthorizeDecisionService {
   constructor(
+    @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly identity: VerifyIdentityService,
     private readonly catalog: ToolCatalog,
+    private readonly prisma: PrismaService,
   ) {}
 
-  async authorize(decision: ActionDecision): Promise<Authorization> {
-    const verified = await this.identity.verify(decision.identity);
+  async authorizeAll(decisions: Decision[]): Promise<Authorization[]> {
+    if (decisions.length === 0) return [];
+    const identities = await Promise.all(decisions.map((d) => this.identity.verify(d.identity)));
+    const data = await this.loadPolicyData(decisions, identities);
+    return decisions.map((d, i) => this.evaluate(d, identities[i], data));
+  }
+
+  /** One round trip per table for the whole batch. */
+  private async loadPolicyData(decisions: Decision[], identities: IdentityResult[]): Promise<PolicyData> {
+    const tenants = [...new Set(identities.flatMap((r) => (r.ok ? [r.identity.tenant] : [])))];
+    const confirmationIds = [...new Set(decisions.flatMap((d) => (d.confirmationId ? [d.confirmationId] : [])))];
+    const [consent, egress, confirmations, now] = await Promise.all([
+      this.prisma.consentGrant.findMany({ where: { tenant: { in: tenants } }, select: { tenant: true, principal: true, consentKey: true } }),
+      this.prisma.egressPolicy.findMany({ where: { tenant: { in: tenants } } }),
+      this.prisma.confirmation.findMany({ where: { confirmationId: { in: confirmationIds } } }),
+      this.prisma.$queryRaw<{ now: Date }[]>`SELECT now() AS now`,
+    ]);
+    return {
+      consentTenants: new Set(consent.map((c) => c.tenant)),
+      consentGrants: new Set(consent.map((c) => `${c.tenant}|${c.principal}|${c.consentKey}`)),
+      egressTenants: new Set(egress.map((e) => e.tenant)),
+      egressAllowed: new Set(egress.map((e) => `${e.tenant}|${e.provider}`)),
+      confirmations: new Map(confirmations.map((c) => [c.confirmationId, c])),
+      databaseNow: now[0].now,
+    };
+  }
+
+  private evaluate(decision: Decision, verified: IdentityResult, data: PolicyData): Authorization {
     if (!verified.ok) return this.refuse(decision, verified.reasonCode, verified.detail);
     const who = verified.identity;
 
@@ -38,8 +75,33 @@ export class AuthorizeDecisionService {
       const detail = input.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ');
       return this.refuse(decision, 'input_schema_violation', detail.slice(0, 500), who);
     }
+
+    // A confirmation can only be one already approved for exactly this action; a mismatched
+    // attempt is ignored here and never changes the confirmation.
+    const confirmation = decision.confirmationId ? data.confirmations.get(decision.confirmationId) : undefined;
+    const confirmed =
+      !!confirmation &&
+      confirmation.status === 'approved' &&
+      confirmation.tool === spec.name &&
+      confirmation.payloadSha256 === frozen.frozen.sha256 &&
+      confirmation.principal === who.principal &&
+      confirmation.tenant === who.tenant &&
+      !!confirmation.grantExpiresAt &&
+      confirmation.grantExpiresAt > data.databaseNow;
+
     if (decision.riskScore > spec.maxRisk) {
       return this.refuse(decision, 'risk_exceeded', `risk ${decision.riskScore} exceeds ${spec.maxRisk} for ${spec.name}`, who);
+    }
+    const consent = this.consentGate(spec, who, data);
+    if (consent) return this.refuse(decision, consent.code, consent.detail, who);
+    const egress = this.egressGate(spec, who, data);
+    if (egress) return this.refuse(decision, egress.code, egress.detail, who);
+
+    if (spec.requiresConfirmation && !confirmed) {
+      if (decision.confirmationId) {
+        return this.refuse(decision, 'confirmation_required', `confirmation ${decision.confirmationId} is not approved for this action`, who);
+      }
+      return { ok: false, parked: true, decision, identity: who, frozen: frozen.frozen, spec };
     }
 
     const effectContext = buildEffectContext(who, { processId: decision.processId, runId: decision.runId });
@@ -59,11 +121,39 @@ export class AuthorizeDecisionService {
       spec,
       effectContext,
       idempotencyKey,
-      snapshot: this.snapshot(decision, true, 'allowed', who),
+      ...(confirmed ? { confirmationId: decision.confirmationId } : {}),
+      snapshot: this.snapshot(decision, true, 'allowed', who, confirmed),
     };
   }
 
-  private refuse(decision: ActionDecision, reasonCode: ReasonCode, detail: string, who?: VerifiedIdentity): Authorization {
+  /** In production a missing gate denies; elsewhere a tenant without data is not gated. */
+  private consentGate(spec: ToolSpec, who: VerifiedIdentity, data: PolicyData): { code: ReasonCode; detail: string } | null {
+    const key = spec.manifest.requiredConsent;
+    if (!key) return null;
+    if (!data.consentTenants.has(who.tenant)) {
+      return this.config.profile === 'production'
+        ? { code: 'consent_gate_missing', detail: `tenant ${who.tenant} has no consent data` }
+        : null;
+    }
+    return data.consentGrants.has(`${who.tenant}|${who.principal}|${key}`)
+      ? null
+      : { code: 'consent_required', detail: `${who.principal} has not granted consent "${key}"` };
+  }
+
+  private egressGate(spec: ToolSpec, who: VerifiedIdentity, data: PolicyData): { code: ReasonCode; detail: string } | null {
+    const provider = spec.manifest.provider;
+    if (!provider || !spec.manifest.dataEgress) return null;
+    if (!data.egressTenants.has(who.tenant)) {
+      return this.config.profile === 'production'
+        ? { code: 'egress_gate_missing', detail: `tenant ${who.tenant} has no egress policy` }
+        : null;
+    }
+    return data.egressAllowed.has(`${who.tenant}|${provider}`)
+      ? null
+      : { code: 'egress_denied', detail: `tenant ${who.tenant} does not allow egress to ${provider}` };
+  }
+
+  private refuse(decision: Decision, reasonCode: ReasonCode, detail: string, who?: VerifiedIdentity): Authorization {
     return {
       ok: false,
       decision,
@@ -71,11 +161,11 @@ export class AuthorizeDecisionService {
       detail,
       principal: who?.principal ?? UNAUTHENTICATED,
       tenant: who?.tenant ?? UNKNOWN_TENANT,
-      snapshot: this.snapshot(decision, false, reasonCode, who),
+      snapshot: this.snapshot(decision, false, reasonCode, who, false),
     };
   }
 
-  private snapshot(decision: ActionDecision, allowed: boolean, reason: string, who?: VerifiedIdentity) {
+  private snapshot(decision: Decision, allowed: boolean, reason: string, who: VerifiedIdentity | undefined, confirmed: boolean) {
     return deepFreeze({
       authorizationVersion: 1,
       tool: decision.tool,
@@ -84,6 +174,8 @@ export class AuthorizeDecisionService {
       principal: who?.principal ?? null,
       tenant: who?.tenant ?? null,
       riskScore: decision.riskScore,
+      confirmed,
+      confirmationId: confirmed ? (decision.confirmationId ?? null) : null,
       catalogFingerprint: this.catalog.fingerprint,
       authentication: who
         ? { source: who.issuer, strength: who.authenticationStrength, serviceId: who.serviceId }

@@ -20,9 +20,17 @@ import { validateReceipt } from './validate-receipt';
 /** A decision whose intent could not be recorded: its capability is revoked, nothing is published. */
 export interface AbortedIntent {
   authorized: Authorized;
-  reasonCode: Extract<ReasonCode, 'invalid_audit_receipt' | 'audit_receipt_position_reused' | 'audit_intent_failed'>;
+  reasonCode: ReasonCode;
   detail: string;
   receiptReason?: string;
+}
+
+/** The confirmation this decision presented could not be reserved (raced, expired, changed). */
+export class ConfirmationNotReservable extends Error {
+  constructor(confirmationId: string) {
+    super(`confirmation ${confirmationId} could not be reserved`);
+    this.name = 'ConfirmationNotReservable';
+  }
 }
 
 export interface CommitResult {
@@ -110,15 +118,19 @@ export class CommitIntentService implements OnModuleInit {
           await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT intent_sink');
           const text = String((e as Error)?.message ?? e);
           const reused = /durable_position|outbox_pkey/.test(text);
-          aborted.push({
-            authorized: p.a,
-            reasonCode: reused ? 'audit_receipt_position_reused' : 'audit_intent_failed',
-            detail: reused ? `durable position ${p.message.receipt.durablePosition} was already accepted` : `intent not recorded: ${text.slice(0, 300)}`,
-          });
+          aborted.push(
+            e instanceof ConfirmationNotReservable
+              ? { authorized: p.a, reasonCode: 'confirmation_required', detail: text }
+              : {
+                  authorized: p.a,
+                  reasonCode: reused ? 'audit_receipt_position_reused' : 'audit_intent_failed',
+                  detail: reused ? `durable position ${p.message.receipt.durablePosition} was already accepted` : `intent not recorded: ${text.slice(0, 300)}`,
+                },
+          );
         }
       }
     }
-    await this.revokeAborted(tx, aborted);
+    await this.revokeWithoutIntent(tx, aborted);
     return { messages: recorded.map((p) => p.message), aborted };
   }
 
@@ -226,6 +238,17 @@ export class CommitIntentService implements OnModuleInit {
       }
     }
     for (const p of prepared) p.intent.message = JSON.stringify(p.message);
+    for (const p of prepared) {
+      if (!p.a.confirmationId) continue;
+      // approved -> reserved by this capability, only for exactly this action and while the
+      // grant lasts (database time); anything else leaves the confirmation untouched.
+      const reserved = await tx.$executeRaw`
+        UPDATE confirmations SET status = 'reserved', reserved_by = ${p.capability.capabilityId}
+        WHERE confirmation_id = ${p.a.confirmationId} AND status = 'approved' AND tool = ${p.a.spec.name}
+          AND payload_sha256 = ${p.a.frozen.sha256} AND principal = ${p.a.identity.principal}
+          AND tenant = ${p.a.identity.tenant} AND grant_expires_at > now()`;
+      if (reserved !== 1) throw new ConfirmationNotReservable(p.a.confirmationId);
+    }
     await tx.intent.createMany({ data: prepared.map((p) => p.intent) });
     await tx.capability.createMany({ data: prepared.map((p) => p.capability) });
     await enqueueOutbox(
@@ -235,7 +258,7 @@ export class CommitIntentService implements OnModuleInit {
   }
 
   /** minted -> revoked for every aborted intent: the capability exists, and can never run. */
-  private async revokeAborted(tx: Tx, aborted: AbortedIntent[]): Promise<void> {
+  async revokeWithoutIntent(tx: Tx, aborted: AbortedIntent[]): Promise<void> {
     if (aborted.length === 0) return;
     const rows = aborted.map((x) => ({
       capabilityId: randomUUID(),

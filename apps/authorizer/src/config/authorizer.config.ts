@@ -20,6 +20,10 @@ const AuthorizerEnv = z
     TRUSTED_ISSUERS: envJson(z.array(TrustedIssuer).min(1, 'at least one trusted issuer is required'), []),
     ALLOW_HS256_IDENTITY: envBool(false),
     JWT_CLOCK_SKEW_S: envInt(30, 0, 300),
+    /** How long a parked decision waits for an approver, and how long an approval stays usable. */
+    CONFIRMATION_REQUEST_TTL_MS: envInt(15 * 60 * 1000, 100),
+    CONFIRMATION_GRANT_TTL_MS: envInt(5 * 60 * 1000, 100),
+    CONFIRMATION_POLL_MS: envInt(1000, 50),
     /** How often the retry worker looks for retry rows to submit as new decisions. */
     RETRY_POLL_MS: envInt(1000, 50),
     INTENT_SIGNING_KEY_ID: envString('authorizer-1'),
@@ -50,6 +54,11 @@ export function loadAuthorizerConfig(env?: Record<string, string | undefined>) {
     sliceSize: e.CONSUMER_SLICE_SIZE,
     maxDecisionBytes: e.MAX_DECISION_BYTES,
     retryPollMs: e.RETRY_POLL_MS,
+    confirmations: {
+      requestTtlMs: e.CONFIRMATION_REQUEST_TTL_MS,
+      grantTtlMs: e.CONFIRMATION_GRANT_TTL_MS,
+      pollMs: e.CONFIRMATION_POLL_MS,
+    },
     identity: { issuers: e.TRUSTED_ISSUERS, clockSkewS: e.JWT_CLOCK_SKEW_S },
     signing: { keyId: e.INTENT_SIGNING_KEY_ID, privateKey: e.INTENT_SIGNING_KEY },
   };

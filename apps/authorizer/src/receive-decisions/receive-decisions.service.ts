@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import {
   ActionDecisionSchema,
   buildDlqRecord,
   parseInbound,
   type ActionDecision,
-  type InternalRetryDecision,
   type JournalEntryDraft,
   type ReasonCode,
 } from '@arvis/contracts';
@@ -13,27 +13,32 @@ import { appendJournal } from '@arvis/journal';
 import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
 import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
 import { PrismaService, type Tx } from '@arvis/persistence';
+import { AdmitDecisionService } from '../admit-decision/admit-decision.service';
 import { AuthorizeDecisionService } from '../authorize-decision/authorize-decision.service';
-import type { Authorization, Authorized, Refused } from '../authorize-decision/authorization.types';
+import type { Authorization, Authorized, Decision, Parked, Refused } from '../authorize-decision/authorization.types';
 import { CommitIntentService, IntentSinkError, type AbortedIntent } from '../commit-intent/commit-intent.service';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 
-/** A decision ready for policy: from the topic (with its message) or made by the system (a retry). */
+/** A decision ready for policy: from the topic (with its message) or made by the system. */
 export interface Readable {
   message?: InboundMessage;
-  decision: ActionDecision | InternalRetryDecision;
+  decision: Decision;
   bodySha256: string;
+  /** A parked decision coming back after approval: its inbox row exists and is updated. */
+  resumed?: boolean;
 }
 
 export interface BatchOutcome {
   authorized: number;
   refused: number;
+  parked: number;
   redelivered: number;
   deadLettered: number;
 }
 
 /**
- * One slice of arvis.decisions in one transaction: inbox rows, intents, capabilities, refusals
+ * Decisions in: one slice of arvis.decisions (or a batch of system decisions) in one
+ * transaction: inbox rows, admission, intents and capabilities, parked confirmations, refusals
  * in the journal, dead letters and outbox rows commit together, and only then are offsets
  * committed. A redelivered decision finds its inbox row and produces nothing new.
  */
@@ -45,6 +50,7 @@ export class ReceiveDecisionsService {
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly prisma: PrismaService,
     private readonly authorizer: AuthorizeDecisionService,
+    private readonly admission: AdmitDecisionService,
     private readonly intents: CommitIntentService,
   ) {}
 
@@ -70,13 +76,12 @@ export class ReceiveDecisionsService {
       seen.set(decision.decisionId, bodySha256);
       readable.push({ message, decision, bodySha256 });
     }
-
     return this.decide(readable, deadLetters, receivedAt);
   }
 
   /**
    * Policy, then one transaction for the lot. `alsoInTx` lets a caller commit its own bookkeeping
-   * with the outcome (the retry worker marks its rows submitted).
+   * with the outcome (the retry and confirmation workers mark their rows).
    */
   async decide(
     readable: Readable[],
@@ -84,8 +89,8 @@ export class ReceiveDecisionsService {
     receivedAt: Date,
     alsoInTx: (tx: Tx) => Promise<void> = async () => undefined,
   ): Promise<BatchOutcome> {
-    // Policy runs outside the transaction: it reads nothing that the transaction writes.
-    const outcomes = await Promise.all(readable.map((r) => this.authorizer.authorize(r.decision)));
+    // Policy runs outside the transaction; admission re-checks identity inside it.
+    const outcomes = await this.authorizer.authorizeAll(readable.map((r) => r.decision));
     const run = (isolate: boolean) =>
       this.prisma.tx(async (tx) => {
         const result = await this.apply(tx, readable, outcomes, deadLetters, receivedAt, isolate);
@@ -113,49 +118,107 @@ export class ReceiveDecisionsService {
   ): Promise<BatchOutcome> {
     const deadLetters = [...parseDeadLetters];
     const existing = await tx.decisionInbox.findMany({
-      where: { decisionId: { in: readable.map((r) => r.decision.decisionId) } },
+      where: { decisionId: { in: readable.filter((r) => !r.resumed).map((r) => r.decision.decisionId) } },
       select: { decisionId: true, bodySha256: true },
     });
     const known = new Map(existing.map((e) => [e.decisionId, e.bodySha256]));
     const fresh: { r: Readable; outcome: Authorization }[] = [];
     let redelivered = 0;
     readable.forEach((r, i) => {
-      const prior = known.get(r.decision.decisionId);
+      const prior = r.resumed ? undefined : known.get(r.decision.decisionId);
       if (prior === undefined) fresh.push({ r, outcome: outcomes[i] });
       else if (prior === r.bodySha256) redelivered++;
       else if (r.message) deadLetters.push(this.conflict(r.message, r.decision, receivedAt));
       else this.log.error(`system decision ${r.decision.decisionId} conflicts with a stored one; not submitted again`);
     });
     const authorized = fresh.map((f) => f.outcome).filter((o): o is Authorized => o.ok);
-    const refused = fresh.map((f) => f.outcome).filter((o): o is Refused => !o.ok);
-    const { aborted } = await this.intents.commit(tx, authorized, receivedAt, isolate);
+    const refused = fresh.map((f) => f.outcome).filter((o): o is Refused => !o.ok && !o.parked);
+    const parked = fresh.map((f) => f.outcome).filter((o): o is Parked => !o.ok && o.parked === true);
+
+    const { admitted, refused: notAdmitted } = await this.admission.admit(tx, authorized);
+    const notAdmittedAborts: AbortedIntent[] = notAdmitted.map((x) => ({ authorized: x.authorized, reasonCode: x.reasonCode, detail: x.detail }));
+    await this.intents.revokeWithoutIntent(tx, notAdmittedAborts);
+    const { aborted: sinkAborts } = await this.intents.commit(tx, admitted, receivedAt, isolate);
+    const aborted = [...notAdmittedAborts, ...sinkAborts];
     const abortedIds = new Set(aborted.map((x) => x.authorized.decision.decisionId));
+    const parkedIds = new Set(parked.map((p) => p.decision.decisionId));
+    await this.park(tx, parked);
+
+    const statusOf = (r: Readable, outcome: Authorization) =>
+      parkedIds.has(r.decision.decisionId) ? 'parked' : outcome.ok && !abortedIds.has(r.decision.decisionId) ? 'authorized' : 'refused';
     // A concurrent consumer of the same partition (after a rebalance) conflicts on the primary
     // key here and the whole slice retries, then sees these rows as redeliveries.
     await tx.decisionInbox.createMany({
-      data: fresh.map(({ r, outcome }) => ({
-        decisionId: r.decision.decisionId,
-        runId: r.decision.runId,
-        causalId: r.decision.causalId,
-        tool: r.decision.tool,
-        bodySha256: r.bodySha256,
-        body: canonicalJson(r.decision),
-        status: outcome.ok && !abortedIds.has(r.decision.decisionId) ? 'authorized' : 'refused',
-      })),
+      data: fresh
+        .filter(({ r }) => !r.resumed)
+        .map(({ r, outcome }) => ({
+          decisionId: r.decision.decisionId,
+          runId: r.decision.runId,
+          causalId: r.decision.causalId,
+          tool: r.decision.tool,
+          bodySha256: r.bodySha256,
+          body: canonicalJson(r.decision),
+          status: statusOf(r, outcome),
+        })),
     });
+    for (const { r, outcome } of fresh.filter(({ r }) => r.resumed)) {
+      const moved = await tx.decisionInbox.updateMany({
+        where: { decisionId: r.decision.decisionId, status: 'parked' },
+        data: { status: statusOf(r, outcome) },
+      });
+      if (moved.count !== 1) throw new Error(`parked decision ${r.decision.decisionId} was not parked any more`);
+    }
     await enqueueOutbox(tx, deadLetters);
     await appendJournal(
       tx,
-      [...refused.map((o) => this.refusalEntry(o, receivedAt)), ...aborted.map((x) => this.abortEntry(x, receivedAt))],
+      [
+        ...refused.map((o) => this.refusalEntry(o, receivedAt)),
+        ...aborted.map((x) => this.abortEntry(x, receivedAt)),
+        ...parked.map((p) => this.pendingEntry(p, receivedAt)),
+      ],
       this.config.topics.journal,
     );
     if (deadLetters.length > 0) this.log.warn(`${deadLetters.length} message(s) dead-lettered`);
     return {
-      authorized: authorized.length - aborted.length,
+      authorized: admitted.length - sinkAborts.length,
       refused: refused.length + aborted.length,
+      parked: parked.length,
       redelivered,
       deadLettered: deadLetters.length,
     };
+  }
+
+  /** One pending confirmation per parked decision, bound to tool, payload, principal and tenant. */
+  private async park(tx: Tx, parked: Parked[]): Promise<void> {
+    if (parked.length === 0) return;
+    const ttlMs = this.config.confirmations.requestTtlMs;
+    const inserted = await tx.$executeRaw`
+      INSERT INTO confirmations (confirmation_id, decision_id, tenant, principal, tool, payload_sha256, status, expires_at)
+      SELECT v.id, v.decision_id, v.tenant, v.principal, v.tool, v.payload_sha256, 'pending', now() + make_interval(secs => ${ttlMs}::float8 / 1000)
+      FROM unnest(${parked.map(() => randomUUID())}::text[], ${parked.map((p) => p.decision.decisionId)}::text[],
+                  ${parked.map((p) => p.identity.tenant)}::text[], ${parked.map((p) => p.identity.principal)}::text[],
+                  ${parked.map((p) => p.spec.name)}::text[], ${parked.map((p) => p.frozen.sha256)}::text[])
+           AS v(id, decision_id, tenant, principal, tool, payload_sha256)`;
+    if (inserted !== parked.length) throw new Error(`parked ${inserted} of ${parked.length} decisions`);
+  }
+
+  private pendingEntry(p: Parked, at: Date): JournalEntryDraft {
+    const d = p.decision;
+    return {
+      kind: 'confirmation_pending',
+      decisionId: d.decisionId,
+      runId: d.runId,
+      causalId: d.causalId,
+      tenant: p.identity.tenant,
+      principal: p.identity.principal,
+      tool: d.tool,
+      effectBoundary: 'effect_not_started',
+      success: false,
+      reasonCode: 'confirmation_required',
+      error: { code: 'confirmation_required', message: `${d.tool} needs an approver's confirmation; the decision is parked` },
+      ...('retry' in d && d.retry ? { retry: d.retry } : {}),
+      recordedAt: at.toISOString(),
+    } as JournalEntryDraft;
   }
 
   private abortEntry(x: AbortedIntent, at: Date): JournalEntryDraft {
@@ -173,6 +236,7 @@ export class ReceiveDecisionsService {
       success: false,
       reasonCode: x.reasonCode,
       error: { code: x.reasonCode, message: x.detail, ...(x.receiptReason ? { details: { receiptReason: x.receiptReason } } : {}) },
+      ...('retry' in d && d.retry ? { retry: d.retry } : {}),
       recordedAt: at.toISOString(),
     } as JournalEntryDraft;
   }
@@ -196,7 +260,7 @@ export class ReceiveDecisionsService {
     } as JournalEntryDraft;
   }
 
-  private conflict(message: InboundMessage, d: ActionDecision, at: Date): OutboxRow {
+  private conflict(message: InboundMessage, d: Decision, at: Date): OutboxRow {
     return this.deadLetter(message, 'decision_conflict', `decision ${d.decisionId} was already received with another body`, at);
   }
 

@@ -24,6 +24,7 @@ import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
 import { PrismaService, readStoreFingerprint, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import type { Classified } from '../classify-result/classify-result';
+import { finalizeConfirmations } from '../classify-result/finalize-confirmations';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import { RunToolService } from '../run-tool/run-tool.service';
 import { matchStoredIntent, type StoredIntent } from './verify-intent';
@@ -175,6 +176,7 @@ export class DispatchIntentsService implements OnModuleInit {
           }, now),
         );
       outcome.refused = refusals.length;
+      await finalizeConfirmations(tx, [...revokedIds], [...revokedIds].map(() => 'pre_effect_refusal'));
       await enqueueOutbox(tx, deadLetters);
       await appendJournal(tx, refusals, this.config.topics.journal);
       return mine;
@@ -240,7 +242,9 @@ export class DispatchIntentsService implements OnModuleInit {
             won.flatMap((w, i) => (mine.has(w.intent.capabilityId) ? [this.resultEntry(w, results[i], now)] : [])),
             this.config.topics.journal,
           );
-          await this.requestRetries(tx, won.filter((w, i) => mine.has(w.intent.capabilityId) && this.retryable(w, results[i])));
+          const closed = won.map((w, i) => ({ w, r: results[i] })).filter(({ w }) => mine.has(w.intent.capabilityId));
+          await finalizeConfirmations(tx, closed.map(({ w }) => w.intent.capabilityId), closed.map(({ r }) => r.effectBoundary));
+          await this.requestRetries(tx, closed.filter(({ w, r }) => this.retryable(w, r)).map(({ w }) => w));
         });
         return;
       } catch (e) {
@@ -270,6 +274,7 @@ export class DispatchIntentsService implements OnModuleInit {
         UPDATE effects e SET state = v.state, reason_code = 'audit_incomplete', finished_at = now()
         FROM unnest(${won.map((w) => w.intent.capabilityId)}::text[], ${results.map((r) => r.effectBoundary)}::text[]) AS v(capability_id, state)
         WHERE e.capability_id = v.capability_id AND e.state = 'effect_started'`;
+      await finalizeConfirmations(tx, won.map((w) => w.intent.capabilityId), results.map((r) => r.effectBoundary));
       await appendJournal(
         tx,
         won.map(

@@ -3,6 +3,7 @@ import type { JournalEntryDraft } from '@arvis/contracts';
 import { appendJournal } from '@arvis/journal';
 import { enqueueOutbox } from '@arvis/outbox';
 import { PrismaService } from '@arvis/persistence';
+import { finalizeConfirmations } from '../classify-result/finalize-confirmations';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 
 export interface RecoveryPass {
@@ -78,6 +79,7 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnApplicat
         WHERE e.capability_id = x.capability_id AND e.state = 'effect_started' AND i.intent_id = e.intent_id
         RETURNING e.capability_id, e.decision_id, i.run_id, i.causal_id, i.tenant, i.principal, i.tool,
                   i.intent_commitment, i.idempotency_key`;
+      await finalizeConfirmations(tx, closed.map((c) => c.capability_id), closed.map(() => 'effect_state_unknown'));
       const at = new Date().toISOString();
       await appendJournal(
         tx,

@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { buildEffectContext, diffEffectContext } from '@arvis/effect-context';
+import type { Tx } from '@arvis/persistence';
+import type { Authorized } from '../authorize-decision/authorization.types';
+import { VerifyIdentityService } from '../verify-identity/verify-identity.service';
+
+export interface AdmissionRefusal {
+  authorized: Authorized;
+  reasonCode: 'identity_invalid' | 'authenticated_principal_required' | 'effect_context_mismatch';
+  detail: string;
+}
+
+/**
+ * Admission (tool.execute), inside the transaction that would create the intent: the stored
+ * identity token is verified again against the current keys, the database's clock and the
+ * revoked-sessions table, and the effect context is rebuilt with the same builder and compared
+ * field by field. This is what catches a token that expired, or a session revoked, while a
+ * decision waited for approval.
+ */
+@Injectable()
+export class AdmitDecisionService {
+  constructor(private readonly identity: VerifyIdentityService) {}
+
+  async admit(tx: Tx, candidates: Authorized[]): Promise<{ admitted: Authorized[]; refused: AdmissionRefusal[] }> {
+    if (candidates.length === 0) return { admitted: [], refused: [] };
+    const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
+    const hashes = candidates.flatMap((c) => (c.effectContext.sessionIdHash ? [c.effectContext.sessionIdHash] : []));
+    const revoked = new Set(
+      (await tx.revokedSession.findMany({ where: { sessionIdHash: { in: hashes } }, select: { sessionIdHash: true } })).map((r) => r.sessionIdHash),
+    );
+    const admitted: Authorized[] = [];
+    const refused: AdmissionRefusal[] = [];
+    for (const a of candidates) {
+      const again = await this.identity.verify(a.decision.identity, now);
+      if (!again.ok) {
+        refused.push({ authorized: a, reasonCode: again.reasonCode, detail: `at admission: ${again.detail}` });
+        continue;
+      }
+      const rebuilt = buildEffectContext(again.identity, { processId: a.decision.processId, runId: a.decision.runId });
+      if (rebuilt.sessionIdHash && revoked.has(rebuilt.sessionIdHash)) {
+        refused.push({ authorized: a, reasonCode: 'identity_invalid', detail: 'at admission: the session was revoked' });
+        continue;
+      }
+      const differs = diffEffectContext(a.effectContext, rebuilt);
+      if (differs.length > 0) {
+        refused.push({ authorized: a, reasonCode: 'effect_context_mismatch', detail: `effect context differs in ${differs.join(', ')}` });
+        continue;
+      }
+      admitted.push(a);
+    }
+    return { admitted, refused };
+  }
+}

@@ -1,0 +1,43 @@
+import { Controller, Get, HttpCode, HttpException, HttpStatus, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { ApproveConfirmationService, type DecideOutcome } from './approve-confirmation.service';
+import { ApproverGuard, type ApproverRequest } from './approver.guard';
+
+const STATUS: Record<Exclude<DecideOutcome, 'ok'>, [HttpStatus, string]> = {
+  not_found: [HttpStatus.NOT_FOUND, 'no such confirmation'],
+  other_tenant: [HttpStatus.FORBIDDEN, 'the confirmation belongs to another tenant'],
+  own_request: [HttpStatus.FORBIDDEN, 'the requester cannot approve or deny their own action'],
+  not_pending: [HttpStatus.CONFLICT, 'the confirmation is no longer pending'],
+};
+
+/** The approver console's API: list a tenant's pending confirmations, approve or deny one. */
+@Controller('confirmations')
+@UseGuards(ApproverGuard)
+export class ConfirmationsController {
+  constructor(private readonly confirmations: ApproveConfirmationService) {}
+
+  @Get()
+  list(@Req() req: ApproverRequest) {
+    return this.confirmations.pending(req.approver!.tenant);
+  }
+
+  @Post(':id/approve')
+  @HttpCode(200)
+  approve(@Param('id') id: string, @Req() req: ApproverRequest) {
+    return this.decide(id, req, 'approved');
+  }
+
+  @Post(':id/deny')
+  @HttpCode(200)
+  deny(@Param('id') id: string, @Req() req: ApproverRequest) {
+    return this.decide(id, req, 'denied');
+  }
+
+  private async decide(id: string, req: ApproverRequest, to: 'approved' | 'denied') {
+    const outcome = await this.confirmations.decide(id, req.approver!, to);
+    if (outcome !== 'ok') {
+      const [status, message] = STATUS[outcome];
+      throw new HttpException({ error: outcome, message }, status);
+    }
+    return { confirmationId: id, status: to };
+  }
+}

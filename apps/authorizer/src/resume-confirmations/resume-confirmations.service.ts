@@ -1,0 +1,115 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { JournalEntryDraft } from '@arvis/contracts';
+import { commitment } from '@arvis/effect-context';
+import { appendJournal } from '@arvis/journal';
+import { PrismaService } from '@arvis/persistence';
+import type { Decision } from '../authorize-decision/authorization.types';
+import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
+import { ReceiveDecisionsService } from '../receive-decisions/receive-decisions.service';
+
+interface Closing {
+  decision_id: string;
+  status: string;
+  tenant: string;
+  principal: string;
+  body: string;
+}
+
+/**
+ * The worker behind confirmations (never the HTTP handler): parked decisions whose confirmation
+ * was approved go through the whole path again with it (fresh identity check, admission,
+ * reservation by the new capability); denied and expired ones end in their one final refusal.
+ */
+@Injectable()
+export class ResumeConfirmationsService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly log = new Logger(ResumeConfirmationsService.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<unknown>;
+
+  constructor(
+    @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
+    private readonly prisma: PrismaService,
+    private readonly decisions: ReceiveDecisionsService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      if (this.running) return;
+      this.running = this.pass()
+        .catch((e: Error) => this.log.warn(`confirmation pass failed: ${e.message}`))
+        .finally(() => (this.running = undefined));
+    }, this.config.confirmations.pollMs);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  async pass(): Promise<void> {
+    await this.resumeApproved();
+    await this.closeDeniedAndExpired();
+  }
+
+  private async resumeApproved(): Promise<void> {
+    const approved = await this.prisma.$queryRaw<{ confirmation_id: string; body: string }[]>`
+      SELECT c.confirmation_id, di.body FROM confirmations c JOIN decision_inbox di ON di.decision_id = c.decision_id
+      WHERE c.status = 'approved' AND c.resumed_at IS NULL AND di.status = 'parked' AND di.body IS NOT NULL
+      ORDER BY c.decided_at LIMIT 100`;
+    if (approved.length === 0) return;
+    const readable = approved.map((a) => {
+      const decision = { ...(JSON.parse(a.body) as Decision), confirmationId: a.confirmation_id };
+      return { decision, bodySha256: commitment(decision), resumed: true };
+    });
+    const ids = approved.map((a) => a.confirmation_id);
+    await this.decisions.decide(readable, [], new Date(), async (tx) => {
+      const claimed = await tx.$executeRaw`
+        UPDATE confirmations SET resumed_at = now() WHERE confirmation_id = ANY(${ids}::text[]) AND resumed_at IS NULL`;
+      if (claimed !== ids.length) throw new Error(`claimed ${claimed} of ${ids.length} approved confirmations`);
+    });
+    this.log.log(`resumed ${ids.length} approved decision(s)`);
+  }
+
+  private async closeDeniedAndExpired(): Promise<void> {
+    await this.prisma.tx(async (tx) => {
+      // pending past its request TTL -> expired; denied -> closed. Each row is claimed once.
+      const closing = await tx.$queryRaw<Closing[]>`
+        UPDATE confirmations c
+        SET status = CASE WHEN c.status = 'pending' THEN 'expired' ELSE c.status END, resumed_at = now()
+        FROM decision_inbox di
+        WHERE di.decision_id = c.decision_id AND c.resumed_at IS NULL
+          AND (c.status = 'denied' OR (c.status = 'pending' AND c.expires_at < now()))
+        RETURNING c.decision_id, c.status, c.tenant, c.principal, di.body`;
+      if (closing.length === 0) return;
+      const moved = await tx.decisionInbox.updateMany({
+        where: { decisionId: { in: closing.map((c) => c.decision_id) }, status: 'parked' },
+        data: { status: 'refused' },
+      });
+      if (moved.count !== closing.length) throw new Error(`closed ${moved.count} of ${closing.length} parked decisions`);
+      const at = new Date().toISOString();
+      await appendJournal(
+        tx,
+        closing.map((c) => {
+          const d = JSON.parse(c.body) as Decision;
+          const code = c.status === 'denied' ? 'confirmation_denied' : 'confirmation_expired';
+          return {
+            kind: 'authorization_refusal',
+            decisionId: d.decisionId,
+            runId: d.runId,
+            causalId: d.causalId,
+            tenant: c.tenant,
+            principal: c.principal,
+            tool: d.tool,
+            effectBoundary: 'pre_effect_refusal',
+            success: false,
+            reasonCode: code,
+            error: { code, message: code === 'confirmation_denied' ? 'an approver denied the action' : 'no approver decided in time' },
+            recordedAt: at,
+          } as JournalEntryDraft;
+        }),
+        this.config.topics.journal,
+      );
+      this.log.log(`closed ${closing.length} denied or expired confirmation(s)`);
+    });
+  }
+}

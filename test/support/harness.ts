@@ -24,7 +24,7 @@ export class Harness {
     return this;
   }
 
-  token(claims: Partial<{ principal: string; tenant: string; serviceId: string; sessionId: string }> = {}, expiresInS = 600) {
+  token(claims: Partial<{ principal: string; tenant: string; serviceId: string; sessionId: string; roles: string[] }> = {}, expiresInS = 600) {
     return mintIdentityToken(
       this.env.issuer,
       { principal: 'alice', tenant: 'acme', serviceId: 'agent-1', sessionId: 's-1', ...claims },

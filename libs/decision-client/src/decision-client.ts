@@ -10,6 +10,7 @@ export interface DecisionInput {
   riskScore: number;
   identity: string;
   processId?: string;
+  confirmationId?: string;
 }
 
 /** Produces decisions (or raw bytes) onto the decisions topic, keyed by runId. */

@@ -1,0 +1,123 @@
+import { sha256Hex } from '@arvis/effect-context';
+import type { DecisionInput } from '@arvis/decision-client';
+import { Harness } from './support/harness';
+import type { RunningApp } from './support/services';
+import { Stack } from './support/stack';
+
+// ledger.transfer requires a human confirmation: the decision is parked (confirmation_pending,
+// not final), an approver of the same tenant who is not the requester approves or denies it
+// over HTTP, and the authorizer's worker carries it on.
+describe('confirmations', () => {
+  let stack: Stack;
+  let h: Harness;
+  let authorizer: RunningApp;
+  beforeAll(async () => {
+    stack = await Stack.create('confirm');
+    authorizer = await stack.start('authorizer', 'authorizer', {
+      env: { CONFIRMATION_POLL_MS: '200', CONFIRMATION_REQUEST_TTL_MS: '8000', JWT_CLOCK_SKEW_S: '0' },
+    });
+    await stack.start('dispatcher', 'dispatcher');
+    h = await new Harness(stack.env).start();
+  });
+  afterAll(async () => {
+    await h?.close();
+    await stack?.stop();
+  });
+
+  const api = async (method: 'GET' | 'POST', path: string, token?: string) => {
+    const res = await fetch(`http://127.0.0.1:${authorizer.port}${path}`, {
+      method,
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> & Record<string, unknown>[] };
+  };
+  const transfer = async (id: string, reference: string, identity?: string): Promise<DecisionInput> => ({
+    decisionId: id,
+    runId: 'confirm-run',
+    causalId: id,
+    tool: 'ledger.transfer',
+    payload: { from: 'acc-1', to: 'acc-2', amountMinor: 12_500, currency: 'EUR', reference },
+    riskScore: 0.2,
+    identity: identity ?? (await h.token({ principal: 'alice', tenant: 'acme' })),
+  });
+  const confirmationOf = async (decisionId: string) =>
+    (await h.query<{ confirmation_id: string; status: string }>('SELECT confirmation_id, status FROM confirmations WHERE decision_id = $1', [decisionId]))[0];
+  const entries = (decisionId: string) =>
+    h.query<{ kind: string; reason_code: string | null; effect_boundary: string }>(
+      'SELECT kind, reason_code, effect_boundary FROM journal WHERE decision_id = $1 ORDER BY journal.journal_seq',
+      [decisionId],
+    );
+
+  it('parks, refuses the wrong approvers with 401/403/404/409, and runs the transfer once after approval', async () => {
+    const d = await transfer('c:approve', 'invoice-1');
+    await h.client.send([d]);
+    await h.waitUntil('the decision to be parked', async () => !!(await confirmationOf(d.decisionId)));
+    expect(await entries(d.decisionId)).toEqual([{ kind: 'confirmation_pending', reason_code: 'confirmation_required', effect_boundary: 'effect_not_started' }]);
+    expect(await h.finalRows([d.decisionId])).toEqual([]);
+    const { confirmation_id: id } = await confirmationOf(d.decisionId);
+
+    const carol = await h.token({ principal: 'carol', tenant: 'acme', roles: ['approver'] });
+    expect((await api('GET', '/confirmations')).status).toBe(401);
+    expect((await api('GET', '/confirmations', 'not-a-token')).status).toBe(401);
+    expect((await api('POST', `/confirmations/${id}/approve`, await h.token({ principal: 'dave', tenant: 'acme' }))).status).toBe(403);
+    expect((await api('POST', `/confirmations/${id}/approve`, await h.token({ principal: 'erin', tenant: 'globex', roles: ['approver'] }))).status).toBe(403);
+    expect((await api('POST', `/confirmations/${id}/approve`, await h.token({ principal: 'alice', tenant: 'acme', roles: ['approver'] }))).status).toBe(403);
+    expect((await api('POST', '/confirmations/no-such-id/approve', carol)).status).toBe(404);
+    const listed = await api('GET', '/confirmations', carol);
+    expect(listed.status).toBe(200);
+    expect((listed.body as unknown as { confirmationId: string }[]).map((c) => c.confirmationId)).toContain(id);
+    expect((await api('GET', '/confirmations', await h.token({ principal: 'erin', tenant: 'globex', roles: ['approver'] }))).body).toEqual([]);
+
+    const approved = await api('POST', `/confirmations/${id}/approve`, carol);
+    expect([approved.status, approved.body]).toEqual([200, { confirmationId: id, status: 'approved' }]);
+    expect((await api('POST', `/confirmations/${id}/approve`, carol)).status).toBe(409);
+
+    await h.waitUntil('the resumed decision to end', async () => (await h.finalRows([d.decisionId])).length === 1);
+    expect((await h.finalRows([d.decisionId]))[0]).toMatchObject({ kind: 'tool_result', effect_boundary: 'effect_completed' });
+    const [ledger] = await h.query<{ n: string }>("SELECT count(*)::text AS n FROM ledger_transfers WHERE tenant = 'acme'");
+    expect(ledger.n).toBe('1');
+    expect((await confirmationOf(d.decisionId)).status).toBe('consumed');
+  });
+
+  it('ends a denied decision in confirmation_denied and an unanswered one in confirmation_expired', async () => {
+    const denied = await transfer('c:deny', 'invoice-2');
+    const ignored = await transfer('c:expire', 'invoice-3');
+    await h.client.send([denied, ignored]);
+    await h.waitUntil('both to be parked', async () => !!(await confirmationOf(denied.decisionId)) && !!(await confirmationOf(ignored.decisionId)));
+    const carol = await h.token({ principal: 'carol', tenant: 'acme', roles: ['approver'] });
+    expect((await api('POST', `/confirmations/${(await confirmationOf(denied.decisionId)).confirmation_id}/deny`, carol)).status).toBe(200);
+
+    await h.waitUntil('both to end', async () => (await h.finalRows([denied.decisionId, ignored.decisionId])).length === 2, 30_000);
+    const rows = new Map((await h.finalRows([denied.decisionId, ignored.decisionId])).map((r) => [r.decision_id, r]));
+    expect([rows.get(denied.decisionId)?.kind, rows.get(denied.decisionId)?.reason_code]).toEqual(['authorization_refusal', 'confirmation_denied']);
+    expect([rows.get(ignored.decisionId)?.kind, rows.get(ignored.decisionId)?.reason_code]).toEqual(['authorization_refusal', 'confirmation_expired']);
+    expect((await confirmationOf(ignored.decisionId)).status).toBe('expired');
+    expect((await api('POST', `/confirmations/${(await confirmationOf(ignored.decisionId)).confirmation_id}/approve`, carol)).status).toBe(409);
+    const [ledger] = await h.query<{ n: string }>("SELECT count(*)::text AS n FROM ledger_transfers WHERE tenant = 'acme'");
+    expect(ledger.n).toBe('1');
+  });
+
+  it('catches, at admission, a session revoked while the decision waited, and at policy a token that expired meanwhile', async () => {
+    const revokedSession = await transfer('c:revoked', 'invoice-4', await h.token({ principal: 'alice', tenant: 'acme', sessionId: 'session-to-revoke' }));
+    const shortLived = await transfer('c:expiring', 'invoice-5', await h.token({ principal: 'alice', tenant: 'acme' }, 2));
+    await h.client.send([revokedSession, shortLived]);
+    await h.waitUntil('both to be parked', async () => !!(await confirmationOf(revokedSession.decisionId)) && !!(await confirmationOf(shortLived.decisionId)));
+    await h.query('INSERT INTO revoked_sessions (session_id_hash) VALUES ($1)', [sha256Hex('session-to-revoke')]);
+    await new Promise((r) => setTimeout(r, 2500)); // the short-lived token expires while parked
+
+    const carol = await h.token({ principal: 'carol', tenant: 'acme', roles: ['approver'] });
+    for (const d of [revokedSession, shortLived]) {
+      expect((await api('POST', `/confirmations/${(await confirmationOf(d.decisionId)).confirmation_id}/approve`, carol)).status).toBe(200);
+    }
+    await h.waitUntil('both to end', async () => (await h.finalRows([revokedSession.decisionId, shortLived.decisionId])).length === 2);
+    const rows = new Map((await h.finalRows([revokedSession.decisionId, shortLived.decisionId])).map((r) => [r.decision_id, r]));
+    expect([rows.get(revokedSession.decisionId)?.kind, rows.get(revokedSession.decisionId)?.reason_code]).toEqual(['admission_refusal', 'identity_invalid']);
+    expect([rows.get(shortLived.decisionId)?.kind, rows.get(shortLived.decisionId)?.reason_code]).toEqual(['authorization_refusal', 'identity_invalid']);
+    const caps = await h.query<{ state: string }>('SELECT state FROM capabilities WHERE decision_id = $1', [revokedSession.decisionId]);
+    expect(caps).toEqual([{ state: 'revoked' }]);
+    // Not reserved, never spent: the approval stays usable, nothing moved.
+    expect((await confirmationOf(revokedSession.decisionId)).status).toBe('approved');
+    const [ledger] = await h.query<{ n: string }>("SELECT count(*)::text AS n FROM ledger_transfers WHERE tenant = 'acme'");
+    expect(ledger.n).toBe('1');
+  });
+});

@@ -6,6 +6,7 @@ import {
   parseInbound,
   type ActionDecision,
   type JournalEntryDraft,
+  type JournalError,
   type ReasonCode,
 } from '@arvis/contracts';
 import { canonicalJson, commitment } from '@arvis/effect-context';
@@ -243,6 +244,8 @@ export class ReceiveDecisionsService {
 
   private refusalEntry(o: Refused, at: Date): JournalEntryDraft {
     const d = o.decision;
+    // The immutable denial snapshot travels with the refusal into the record.
+    const error: JournalError = { code: o.reasonCode, message: o.detail, details: { snapshot: o.snapshot } };
     return {
       kind: 'authorization_refusal',
       decisionId: d.decisionId,
@@ -254,7 +257,7 @@ export class ReceiveDecisionsService {
       effectBoundary: 'pre_effect_refusal',
       success: false,
       reasonCode: o.reasonCode,
-      error: { code: o.reasonCode, message: o.detail },
+      error,
       ...('retry' in d && d.retry ? { retry: d.retry } : {}),
       recordedAt: at.toISOString(),
     } as JournalEntryDraft;

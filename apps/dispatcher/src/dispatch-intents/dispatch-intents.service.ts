@@ -26,6 +26,7 @@ import { ToolCatalog } from '@arvis/tool-catalog';
 import type { Classified } from '../classify-result/classify-result';
 import { finalizeConfirmations } from '../classify-result/finalize-confirmations';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
+import { issueConsumptionProof } from '../run-tool/consumption-proof';
 import { RunToolService } from '../run-tool/run-tool.service';
 import { matchStoredIntent, type StoredIntent } from './verify-intent';
 
@@ -200,7 +201,7 @@ export class DispatchIntentsService implements OnModuleInit {
       while (next < won.length) {
         const i = next++;
         const { intent, stored } = won[i];
-        results[i] = await this.tools.run({
+        results[i] = await this.tools.run(issueConsumptionProof(intent.capabilityId), {
           decisionId: intent.decisionId,
           capabilityId: intent.capabilityId,
           tool: stored.tool,

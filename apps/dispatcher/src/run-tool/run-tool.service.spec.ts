@@ -3,6 +3,7 @@ import { buildEffectContext } from '@arvis/effect-context';
 import { defineTool, ToolCatalog } from '@arvis/tool-catalog';
 import type { DispatcherConfig } from '../config/dispatcher.config';
 import type { ToolBody, ToolInvocation } from '../tools/tool-body';
+import { ForbiddenRouteError, issueConsumptionProof } from './consumption-proof';
 import { RunToolService } from './run-tool.service';
 
 const spec = defineTool({
@@ -39,8 +40,15 @@ function runner(execute: (inv: ToolInvocation) => Promise<unknown>): { service: 
   return { service: new RunToolService(new ToolCatalog([spec]), [body], config), seen };
 }
 
-const run = (service: RunToolService, payload: Record<string, unknown>) =>
-  service.run({ decisionId: 'd-1', capabilityId: 'cap-1', tool: 'test.echo', payload, effectContext, idempotencyKey: `idem:${'a'.repeat(64)}` });
+const prepared = (payload: Record<string, unknown>) => ({
+  decisionId: 'd-1',
+  capabilityId: 'cap-1',
+  tool: 'test.echo',
+  payload,
+  effectContext,
+  idempotencyKey: `idem:${'a'.repeat(64)}`,
+});
+const run = (service: RunToolService, payload: Record<string, unknown>) => service.run(issueConsumptionProof('cap-1'), prepared(payload));
 
 describe('RunToolService classification', () => {
   it('hands the tool exactly payload, effect context, idempotency key, capability id and an abort signal', async () => {
@@ -75,5 +83,22 @@ describe('RunToolService classification', () => {
   it('classifies output that violates the output schema as effect_completed with tool_output_invalid', async () => {
     const { service } = runner(async () => ({ wrong: true }));
     expect(await run(service, { text: 'x' })).toMatchObject({ effectBoundary: 'effect_completed', success: false, reasonCode: 'tool_output_invalid' });
+  });
+});
+
+describe('forbidden routes to a tool body', () => {
+  it('refuses a call without a proof issued for a consumed capability, and never reaches the body', async () => {
+    const { service, seen } = runner(async () => ({ echoed: 'x' }));
+    await expect(service.run({ capabilityId: 'cap-1' }, prepared({ text: 'x' }))).rejects.toThrow(ForbiddenRouteError);
+    expect(seen).toHaveLength(0);
+  });
+
+  it('refuses a proof for another capability, and a proof used twice', async () => {
+    const { service, seen } = runner(async () => ({ echoed: 'x' }));
+    await expect(service.run(issueConsumptionProof('cap-2'), prepared({ text: 'x' }))).rejects.toThrow(/another capability/);
+    const proof = issueConsumptionProof('cap-1');
+    await service.run(proof, prepared({ text: 'x' }));
+    await expect(service.run(proof, prepared({ text: 'x' }))).rejects.toThrow(ForbiddenRouteError);
+    expect(seen).toHaveLength(1);
   });
 });

@@ -5,6 +5,7 @@ import { ToolCatalog } from '@arvis/tool-catalog';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import { classifyResult, type Classified, type ToolOutcome } from '../classify-result/classify-result';
 import { TOOL_BODIES, type ToolBody } from '../tools/tool-body';
+import { redeemConsumptionProof, type ConsumptionProof } from './consumption-proof';
 
 export interface PreparedRun {
   decisionId: string;
@@ -31,7 +32,9 @@ export class RunToolService {
     this.bodies = new Map(bodies.map((b) => [b.name, b]));
   }
 
-  async run(p: PreparedRun): Promise<Classified> {
+  /** Throws ForbiddenRouteError unless `proof` was issued for this consumed capability, once. */
+  async run(proof: ConsumptionProof, p: PreparedRun): Promise<Classified> {
+    redeemConsumptionProof(proof, p.capabilityId);
     const spec = this.catalog.get(p.tool);
     const body = this.bodies.get(p.tool);
     const validateOutput = (o: unknown) => {

@@ -20,6 +20,8 @@ describe('unreadable decisions go to the dead-letter topic and the consumer move
       ['integer beyond 2^53', JSON.stringify({ ...base, decisionId: 'p-int' }).replace('"riskScore":0.1', '"riskScore":0.1,"payloadN":9007199254740993'), 'malformed_message'],
       ['retry from outside', JSON.stringify({ ...base, decisionId: 'p-retry', retry: { attempt: 1, chainId: 'x', parentCausalId: 'y' } }), 'malformed_message'],
       ['empty', null, 'malformed_message'],
+      // Valid JSON, but a lone surrogate has no canonical (RFC 8785) form.
+      ['lone surrogate', JSON.stringify({ ...base, decisionId: 'p-surrogate' }).replace('"text":"note 0"', '"text":"\\ud800"'), 'malformed_message'],
     ];
     const at: { label: string; partition: number; offset: string; reason: string }[] = [];
     for (const [label, value, reason] of poison) {
@@ -36,7 +38,7 @@ describe('unreadable decisions go to the dead-letter topic and the consumer move
     }
     // Nothing from the poison reached the inbox or ran.
     const inbox = await h.query<{ n: string }>(
-      `SELECT count(*)::text AS n FROM decision_inbox WHERE decision_id IN ('p-v2','p-big','p-int','p-retry')`,
+      `SELECT count(*)::text AS n FROM decision_inbox WHERE decision_id IN ('p-v2','p-big','p-int','p-retry','p-surrogate')`,
     );
     expect(inbox[0].n).toBe('0');
   });

@@ -67,7 +67,14 @@ export class ReceiveDecisionsService {
         continue;
       }
       const decision = parsed.value as ActionDecision;
-      const bodySha256 = commitment(decision);
+      let bodySha256: string;
+      try {
+        bodySha256 = commitment(decision);
+      } catch (e) {
+        // Valid JSON that RFC 8785 cannot represent (a lone surrogate): unreadable, not a fault.
+        deadLetters.push(this.deadLetter(message, 'malformed_message', `not representable as canonical JSON: ${(e as Error).message}`, receivedAt));
+        continue;
+      }
       // The same decision twice in one slice: the second is a redelivery or a conflict.
       const earlier = seen.get(decision.decisionId);
       if (earlier !== undefined) {

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Benchmark: starts Kafka and both services against their own database and topics, measures
+# throughput, latency percentiles and memory (scripts/bench.ts), prints and saves the figures in
+# .data/bench-results.json, then stops what it started. A report, never a test.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+export DATABASE_URL="${BENCH_DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/arvis_bench}"
+export ARVIS_TOPIC_PREFIX="bench-$(date +%s)."
+export LOG_LEVEL=warn
+LOGS="$ROOT/.data/logs"
+PIDS=()
+cleanup() {
+  local rc=$?
+  if ((${#PIDS[@]})); then kill -TERM "${PIDS[@]}" 2>/dev/null || true; wait "${PIDS[@]}" 2>/dev/null || true; fi
+  stop_kafka_if_started
+  exit $rc
+}
+trap cleanup EXIT
+
+install_deps
+build
+ensure_postgres
+start_kafka
+node dist/scripts/migrate.js
+node dist/scripts/create-topics.js
+local_env
+mkdir -p "$LOGS"
+node dist/apps/authorizer/src/main.js >"$LOGS/bench-authorizer.log" 2>&1 & PIDS+=($!)
+node dist/apps/dispatcher/src/main.js >"$LOGS/bench-dispatcher.log" 2>&1 & PIDS+=($!)
+for port in 3001 3002; do
+  for i in $(seq 1 150); do
+    curl -sf "http://127.0.0.1:$port/health/ready" >/dev/null && break
+    ((i == 150)) && { echo "service on :$port not ready" >&2; exit 1; }
+    sleep 0.2
+  done
+done
+BENCH_PIDS="${PIDS[0]},${PIDS[1]}" node dist/scripts/bench.js

@@ -6,6 +6,8 @@ describe('@arvis/effect-context public surface', () => {
     expect(Object.keys(api).sort()).toEqual(
       [
         'CanonicalizationError',
+        'CAPABILITY_FORMAT_VERSION',
+        'capabilityCommitmentOf',
         'EFFECT_CONTEXT_FORMAT_VERSION',
         'INTENT_FORMAT_VERSION',
         'intentCommitmentOf',

@@ -22,3 +22,4 @@ export {
   type VerifiedIdentity,
 } from './effect-context';
 export { INTENT_FORMAT_VERSION, intentCommitmentOf, type IntentCommitmentMaterial } from './intent-commitment';
+export { CAPABILITY_FORMAT_VERSION, capabilityCommitmentOf, type CapabilityCommitmentMaterial } from './capability-commitment';

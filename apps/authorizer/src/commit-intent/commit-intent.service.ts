@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { faultFor } from '@arvis/config';
 import { SPEC_VERSION, type IntentMessage, type ReasonCode, type UnsignedIntentMessage } from '@arvis/contracts';
 import {
+  canonicalJson,
+  capabilityCommitmentOf,
   commitment,
   effectContextCommitment,
   intentCommitmentOf,
@@ -217,14 +219,14 @@ export class CommitIntentService implements OnModuleInit {
         intentId,
         state: 'minted',
         // Binds invocation, effect context, snapshot and idempotency key: any change is visible.
-        commitment: commitment({
-          capabilityFormatVersion: 1,
+        commitment: capabilityCommitmentOf({
           capabilityId,
           intentCommitment,
           effectContextCommitment: ctxCommitment,
           snapshot: a.snapshot,
           idempotencyKey: a.idempotencyKey,
         }),
+        snapshot: canonicalJson(a.snapshot),
       },
       message: signCanonical(unsigned, this.signingKey) as IntentMessage,
     };

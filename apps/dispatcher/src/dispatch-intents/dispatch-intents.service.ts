@@ -9,6 +9,7 @@ import {
   type ReasonCode,
 } from '@arvis/contracts';
 import {
+  capabilityCommitmentOf,
   frozenPayloadFromCanonical,
   loadEd25519PublicKey,
   verifyCanonicalSignature,
@@ -129,7 +130,51 @@ export class DispatchIntentsService implements OnModuleInit {
         }
         (this.acceptedFingerprints.has(s!.catalogFingerprint) ? candidates : diverged).push({ intent: v.intent, stored: s! });
       }
-      const unique = [...new Map(candidates.map((c) => [c.intent.capabilityId, c])).values()];
+      const presented = [...new Map(candidates.map((c) => [c.intent.capabilityId, c])).values()];
+
+      // The capability must still be exactly what was minted: its commitment is recomputed from
+      // the stored intent and snapshot. One that is not is revoked, never activated, and its
+      // decision ends in capability_activation_failed (once: only the revoking UPDATE journals).
+      const caps = await tx.capability.findMany({
+        where: { capabilityId: { in: presented.map((u) => u.intent.capabilityId) } },
+        select: { capabilityId: true, commitment: true, snapshot: true },
+      });
+      const capById = new Map(caps.map((c) => [c.capabilityId, c]));
+      const intactCap = (u: Won) => {
+        const c = capById.get(u.intent.capabilityId);
+        if (!c?.snapshot) return false;
+        try {
+          return (
+            capabilityCommitmentOf({
+              capabilityId: c.capabilityId,
+              intentCommitment: u.stored.intentCommitment,
+              effectContextCommitment: u.stored.effectContextCommitment,
+              snapshot: JSON.parse(c.snapshot),
+              idempotencyKey: u.stored.idempotencyKey,
+            }) === c.commitment
+          );
+        } catch {
+          return false;
+        }
+      };
+      const unique = presented.filter(intactCap);
+      const broken = presented.filter((u) => !intactCap(u));
+      const failed = await tx.$queryRaw<{ capability_id: string }[]>`
+        UPDATE capabilities SET state = 'revoked', revoked_reason = 'capability_activation_failed'
+        WHERE capability_id = ANY(${broken.map((b) => b.intent.capabilityId)}::text[]) AND state IN ('minted', 'activated')
+        RETURNING capability_id`;
+      const failedIds = new Set(failed.map((f) => f.capability_id));
+      await finalizeConfirmations(tx, [...failedIds], [...failedIds].map(() => 'pre_effect_refusal'));
+      const activationFailures = broken
+        .filter((b) => failedIds.has(b.intent.capabilityId))
+        .map((b) =>
+          this.resultEntry(b, {
+            effectBoundary: 'pre_effect_refusal',
+            success: false,
+            reasonCode: 'capability_activation_failed',
+            error: { code: 'capability_activation_failed', message: 'the capability does not match its commitment; revoked' },
+          }, now),
+        );
 
       // minted -> activated, binding the receipt; a receipt already bound elsewhere violates a
       // unique index, so one receipt activates at most one capability.
@@ -179,7 +224,7 @@ export class DispatchIntentsService implements OnModuleInit {
       outcome.refused = refusals.length;
       await finalizeConfirmations(tx, [...revokedIds], [...revokedIds].map(() => 'pre_effect_refusal'));
       await enqueueOutbox(tx, deadLetters);
-      await appendJournal(tx, refusals, this.config.topics.journal);
+      await appendJournal(tx, [...activationFailures, ...refusals], this.config.topics.journal);
       return mine;
     });
     outcome.deadLettered = deadLetters.length;

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "capabilities" ADD COLUMN "snapshot" TEXT;

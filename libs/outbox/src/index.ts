@@ -1,2 +1,3 @@
 export { enqueueOutbox, reserveOutboxSeqs, type OutboxRow } from './enqueue-outbox';
 export { OutboxRelay, type RelayStats } from './outbox.relay';
+export { deadLetterRow } from './dead-letter';

@@ -3,3 +3,4 @@ export { ServiceRuntime, SERVICE_SETTINGS, type ServiceSettings } from './servic
 export { HealthController } from './health.controller';
 export { runService, type RunServiceOptions } from './run-service';
 export { MetricsRegistry } from './metrics-registry';
+export { PeriodicTask } from './periodic-task';

@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
   ActionDecisionSchema,
-  buildDlqRecord,
   parseInbound,
   type ActionDecision,
   type JournalEntryDraft,
@@ -12,7 +11,7 @@ import {
 import { canonicalJson, commitment } from '@arvis/effect-context';
 import { appendJournal } from '@arvis/journal';
 import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
-import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
+import { deadLetterRow, enqueueOutbox, type OutboxRow } from '@arvis/outbox';
 import { PrismaService, type Tx } from '@arvis/persistence';
 import { AdmitDecisionService } from '../admit-decision/admit-decision.service';
 import { AuthorizeDecisionService } from '../authorize-decision/authorize-decision.service';
@@ -275,15 +274,6 @@ export class ReceiveDecisionsService {
   }
 
   private deadLetter(message: InboundMessage, reasonCode: ReasonCode, detail: string, receivedAt: Date): OutboxRow {
-    const record = buildDlqRecord({
-      sourceTopic: message.topic,
-      partition: message.partition,
-      offset: message.offset,
-      reasonCode,
-      detail,
-      raw: message.value,
-      receivedAt,
-    });
-    return { topic: this.config.topics.decisionsDlq, key: message.key ?? `${message.partition}:${message.offset}`, payload: JSON.stringify(record) };
+    return deadLetterRow(message, this.config.topics.decisionsDlq, reasonCode, detail, receivedAt);
   }
 }

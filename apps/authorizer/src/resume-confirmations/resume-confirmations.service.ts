@@ -3,6 +3,7 @@ import type { JournalEntryDraft } from '@arvis/contracts';
 import { commitment } from '@arvis/effect-context';
 import { appendJournal } from '@arvis/journal';
 import { PrismaService } from '@arvis/persistence';
+import { PeriodicTask } from '@arvis/runtime';
 import type { Decision } from '../authorize-decision/authorization.types';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { ReceiveDecisionsService } from '../receive-decisions/receive-decisions.service';
@@ -23,27 +24,22 @@ interface Closing {
 @Injectable()
 export class ResumeConfirmationsService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly log = new Logger(ResumeConfirmationsService.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly task: PeriodicTask;
 
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly prisma: PrismaService,
     private readonly decisions: ReceiveDecisionsService,
-  ) {}
+  ) {
+    this.task = new PeriodicTask('confirmation', config.confirmations.pollMs, () => this.pass(), this.log);
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.pass()
-        .catch((e: Error) => this.log.warn(`confirmation pass failed: ${e.message}`))
-        .finally(() => (this.running = undefined));
-    }, this.config.confirmations.pollMs);
+    this.task.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.task.stop();
   }
 
   async pass(): Promise<void> {

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import type { ActionDecision, InternalRetryDecision } from '@arvis/contracts';
 import { commitment } from '@arvis/effect-context';
 import { PrismaService } from '@arvis/persistence';
+import { PeriodicTask } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { ReceiveDecisionsService, type Readable } from '../receive-decisions/receive-decisions.service';
 
@@ -22,27 +23,22 @@ interface PendingRetry {
 @Injectable()
 export class SubmitRetriesService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly log = new Logger(SubmitRetriesService.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly task: PeriodicTask;
 
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly prisma: PrismaService,
     private readonly decisions: ReceiveDecisionsService,
-  ) {}
+  ) {
+    this.task = new PeriodicTask('retry submission', config.retryPollMs, () => this.pass(), this.log);
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.pass()
-        .catch((e: Error) => this.log.warn(`retry pass failed: ${e.message}`))
-        .finally(() => (this.running = undefined));
-    }, this.config.retryPollMs);
+    this.task.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.task.stop();
   }
 
   async pass(): Promise<number> {

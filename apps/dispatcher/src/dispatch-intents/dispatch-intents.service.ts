@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import {
-  buildDlqRecord,
   IntentMessageSchema,
   IntentSignatureSchema,
   parseInbound,
@@ -21,7 +20,7 @@ import { appendJournal } from '@arvis/journal';
 import { MetricsRegistry } from '@arvis/runtime';
 import { Counter } from 'prom-client';
 import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
-import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
+import { deadLetterRow, enqueueOutbox, type OutboxRow } from '@arvis/outbox';
 import { PrismaService, readStoreFingerprint, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import type { Classified } from '../classify-result/classify-result';
@@ -157,7 +156,7 @@ export class DispatchIntentsService implements OnModuleInit {
           return false;
         }
       };
-      const unique = presented.filter(intactCap);
+      const intact = presented.filter(intactCap);
       const broken = presented.filter((u) => !intactCap(u));
       const failed = await tx.$queryRaw<{ capability_id: string }[]>`
         UPDATE capabilities SET state = 'revoked', revoked_reason = 'capability_activation_failed'
@@ -180,19 +179,23 @@ export class DispatchIntentsService implements OnModuleInit {
       // unique index, so one receipt activates at most one capability.
       const activated = await tx.$queryRaw<{ capability_id: string }[]>`
         UPDATE capabilities c SET state = 'activated', bound_receipt_id = v.receipt_id, activated_at = now()
-        FROM unnest(${unique.map((u) => u.intent.capabilityId)}::text[], ${unique.map((u) => u.intent.receipt.receiptId)}::text[])
+        FROM unnest(${intact.map((u) => u.intent.capabilityId)}::text[], ${intact.map((u) => u.intent.receipt.receiptId)}::text[])
              AS v(capability_id, receipt_id)
         WHERE c.capability_id = v.capability_id AND c.state = 'minted'
         RETURNING c.capability_id`;
-      void activated;
       // activated -> consumed: the one statement that decides who runs the tool.
       const consumed = await tx.$queryRaw<{ capability_id: string }[]>`
         UPDATE capabilities SET state = 'consumed', consumed_by = ${this.config.dispatcherId}, consumed_at = now()
-        WHERE capability_id = ANY(${unique.map((u) => u.intent.capabilityId)}::text[]) AND state = 'activated'
+        WHERE capability_id = ANY(${intact.map((u) => u.intent.capabilityId)}::text[]) AND state = 'activated'
         RETURNING capability_id`;
+      // Activation and consumption share this transaction, so nothing else is ever left
+      // 'activated': both statements must have moved the same rows.
+      if (consumed.length !== activated.length) {
+        throw new Error(`activated ${activated.length} capabilities but consumed ${consumed.length}`);
+      }
       const winners = new Set(consumed.map((r) => r.capability_id));
-      const mine = unique.filter((u) => winners.has(u.intent.capabilityId));
-      outcome.lostConsumption = unique.length - mine.length;
+      const mine = intact.filter((u) => winners.has(u.intent.capabilityId));
+      outcome.lostConsumption = intact.length - mine.length;
       // effect_started commits with the consumption; its deadline (database time) is when
       // recovery may call the effect unknown: the tool's timeout plus a grace.
       const inserted = await tx.$executeRaw`
@@ -388,15 +391,6 @@ export class DispatchIntentsService implements OnModuleInit {
   }
 
   private deadLetter(message: InboundMessage, reasonCode: ReasonCode, detail: string, receivedAt: Date): OutboxRow {
-    const record = buildDlqRecord({
-      sourceTopic: message.topic,
-      partition: message.partition,
-      offset: message.offset,
-      reasonCode,
-      detail,
-      raw: message.value,
-      receivedAt,
-    });
-    return { topic: this.config.topics.intentsDlq, key: message.key ?? `${message.partition}:${message.offset}`, payload: JSON.stringify(record) };
+    return deadLetterRow(message, this.config.topics.intentsDlq, reasonCode, detail, receivedAt);
   }
 }

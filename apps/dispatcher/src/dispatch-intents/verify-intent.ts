@@ -1,23 +1,10 @@
 import type { IntentMessage } from '@arvis/contracts';
-import { intentCommitmentOf } from '@arvis/effect-context';
+import { intentCommitmentOf, type IntentCommitmentMaterial } from '@arvis/effect-context';
 
 /** The stored intent as the dispatcher reads it (the intents table). */
-export interface StoredIntent {
-  intentId: string;
-  decisionId: string;
-  capabilityId: string;
-  runId: string;
-  causalId: string;
-  tenant: string;
-  principal: string;
-  tool: string;
-  processId: string;
+export interface StoredIntent extends IntentCommitmentMaterial {
   payloadCanonical: string;
-  payloadSha256: string;
   effectContext: unknown;
-  effectContextCommitment: string;
-  idempotencyKey: string;
-  catalogFingerprint: string;
   intentCommitment: string;
   receiptId: string;
   durablePosition: bigint;

@@ -3,6 +3,7 @@ import type { JournalEntryDraft } from '@arvis/contracts';
 import { appendJournal } from '@arvis/journal';
 import { enqueueOutbox } from '@arvis/outbox';
 import { PrismaService } from '@arvis/persistence';
+import { PeriodicTask } from '@arvis/runtime';
 import { finalizeConfirmations } from '../classify-result/finalize-confirmations';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 
@@ -24,28 +25,21 @@ const BATCH = 500;
 @Injectable()
 export class RecoverEffectsService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly log = new Logger(RecoverEffectsService.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly task: PeriodicTask;
 
   constructor(
     @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
     private readonly prisma: PrismaService,
-  ) {}
+  ) {
+    this.task = new PeriodicTask('recovery', config.recovery.intervalMs, () => this.pass(), this.log);
+  }
 
   onApplicationBootstrap(): void {
-    const tick = () => {
-      if (this.running) return;
-      this.running = this.pass()
-        .catch((e: Error) => this.log.warn(`recovery pass failed: ${e.message}`))
-        .finally(() => (this.running = undefined));
-    };
-    tick();
-    this.timer = setInterval(tick, this.config.recovery.intervalMs);
+    this.task.start({ immediately: true });
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.task.stop();
   }
 
   async pass(): Promise<RecoveryPass> {

@@ -9,6 +9,7 @@ import {
   effectContextCommitment,
   intentCommitmentOf,
   loadEd25519PrivateKey,
+  type IntentCommitmentMaterial,
   signCanonical,
   type SigningKey,
 } from '@arvis/effect-context';
@@ -141,7 +142,8 @@ export class CommitIntentService implements OnModuleInit {
     const intentId = randomUUID();
     const capabilityId = randomUUID();
     const ctxCommitment = effectContextCommitment(a.effectContext);
-    const intentCommitment = intentCommitmentOf({
+    // The committed material, once: it is hashed, stored as the intent row and echoed in the message.
+    const material: IntentCommitmentMaterial = {
       intentId,
       capabilityId,
       decisionId: d.decisionId,
@@ -155,7 +157,8 @@ export class CommitIntentService implements OnModuleInit {
       effectContextCommitment: ctxCommitment,
       idempotencyKey: a.idempotencyKey,
       catalogFingerprint: this.catalog.fingerprint,
-    });
+    };
+    const intentCommitment = intentCommitmentOf(material);
     let position = seq;
     if (faultFor(this.config.faults.receiptReusePosition, d.decisionId)) {
       // Fault point: the sink hands out a position it already gave to another intent.
@@ -192,21 +195,9 @@ export class CommitIntentService implements OnModuleInit {
       a,
       seq: position,
       intent: {
-        intentId,
-        decisionId: d.decisionId,
-        capabilityId,
-        runId: d.runId,
-        causalId: d.causalId,
-        tenant: a.identity.tenant,
-        principal: a.identity.principal,
-        tool: a.spec.name,
-        processId: d.processId,
+        ...material,
         payloadCanonical: a.frozen.canonical,
-        payloadSha256: a.frozen.sha256,
         effectContext: a.effectContext as object,
-        effectContextCommitment: ctxCommitment,
-        idempotencyKey: a.idempotencyKey,
-        catalogFingerprint: this.catalog.fingerprint,
         intentCommitment,
         receiptId: receipt.receiptId,
         durablePosition: position,

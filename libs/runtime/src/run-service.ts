@@ -20,6 +20,19 @@ export interface RunServiceOptions<C> {
   maxSliceSize: (config: C) => number;
 }
 
+/**
+ * In a hybrid app Nest starts the microservices without running the lifecycle hooks; those run
+ * in app.listen(). A consumer started first would handle messages before its services had
+ * loaded what onModuleInit loads (the store fingerprint), and refuse genuine intents. So the
+ * hooks run first, then the relay, then the consumers, then the HTTP server (readiness).
+ */
+export async function startInOrder(app: INestApplication, startRelay: () => Promise<void>, port: number, host: string): Promise<void> {
+  await app.init();
+  await startRelay();
+  await app.startAllMicroservices();
+  await app.listen(port, host);
+}
+
 /** Starts one app: HTTP (health, metrics), the Kafka consumer transport, the relay; stops in order. */
 export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestApplication> {
   let config: C;
@@ -56,9 +69,7 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
     },
     { inheritAppConfig: true },
   );
-  await app.get(ServiceRuntime).startRelay();
-  await app.startAllMicroservices();
-  await app.listen(opts.httpPort(config), opts.httpHost(config));
+  await startInOrder(app, () => app.get(ServiceRuntime).startRelay(), opts.httpPort(config), opts.httpHost(config));
   logger.log(`${opts.service} ready on http://127.0.0.1:${opts.httpPort(config)}`, 'Bootstrap');
   return app;
 }

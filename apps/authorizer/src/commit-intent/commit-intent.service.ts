@@ -66,7 +66,7 @@ interface Prepared {
 @Injectable()
 export class CommitIntentService implements OnModuleInit {
   private readonly log = new Logger(CommitIntentService.name);
-  private storeFingerprint!: string;
+  private loadedFingerprint?: string;
   private readonly signingKey: SigningKey;
 
   constructor(
@@ -78,7 +78,14 @@ export class CommitIntentService implements OnModuleInit {
   }
 
   async onModuleInit(): Promise<void> {
-    this.storeFingerprint = await readStoreFingerprint(this.prisma);
+    this.loadedFingerprint = await readStoreFingerprint(this.prisma);
+  }
+
+  // A fault (retried, offsets uncommitted) rather than a refusal: a message handled before
+  // start-up finished must never be judged against a missing fingerprint.
+  private get storeFingerprint(): string {
+    if (!this.loadedFingerprint) throw new Error('store fingerprint not loaded yet: the service has not finished starting');
+    return this.loadedFingerprint;
   }
 
   /**

@@ -63,7 +63,7 @@ export class DispatchIntentsService implements OnModuleInit {
   private readonly log = new Logger(DispatchIntentsService.name);
   private readonly keyring: VerificationKeyring;
   private readonly acceptedFingerprints: ReadonlySet<string>;
-  private storeFingerprint!: string;
+  private loadedFingerprint?: string;
   private readonly executedTotal: Counter;
   private readonly lostTotal: Counter;
   private readonly deadLetteredTotal: Counter;
@@ -87,7 +87,14 @@ export class DispatchIntentsService implements OnModuleInit {
   }
 
   async onModuleInit(): Promise<void> {
-    this.storeFingerprint = await readStoreFingerprint(this.prisma);
+    this.loadedFingerprint = await readStoreFingerprint(this.prisma);
+  }
+
+  // A fault (retried, offsets uncommitted) rather than a refusal: a message handled before
+  // start-up finished must never be judged against a missing fingerprint.
+  private get storeFingerprint(): string {
+    if (!this.loadedFingerprint) throw new Error('store fingerprint not loaded yet: the service has not finished starting');
+    return this.loadedFingerprint;
   }
 
   async handle(batch: KafkaBatch): Promise<DispatchOutcome> {

@@ -120,4 +120,23 @@ describe('confirmations', () => {
     const [ledger] = await h.query<{ n: string }>("SELECT count(*)::text AS n FROM ledger_transfers WHERE tenant = 'acme'");
     expect(ledger.n).toBe('1');
   });
+  it('refuses an approval whose grant lapsed before the decision resumed, and leaves it unspent', async () => {
+    const d = await transfer('c:grant-lapsed', 'invoice-6');
+    await h.client.send([d]);
+    await h.waitUntil('the decision to be parked', async () => !!(await confirmationOf(d.decisionId)));
+    // An approval recorded with a grant already over, as if the worker had been down all of it.
+    const approved = await h.db.query(
+      `UPDATE confirmations SET status = 'approved', decided_by = 'carol', decided_at = now(),
+              grant_expires_at = now() - interval '1 second'
+       WHERE decision_id = $1 AND status = 'pending'`,
+      [d.decisionId],
+    );
+    expect(approved.rowCount).toBe(1);
+    await h.waitUntil('the resumed decision to end', async () => (await h.finalRows([d.decisionId])).length === 1);
+    expect((await h.finalRows([d.decisionId]))[0]).toMatchObject({ kind: 'authorization_refusal', reason_code: 'confirmation_required' });
+    expect(await h.query('SELECT state FROM capabilities WHERE decision_id = $1', [d.decisionId])).toEqual([]);
+    expect((await confirmationOf(d.decisionId)).status).toBe('approved');
+    const [ledger] = await h.query<{ n: string }>("SELECT count(*)::text AS n FROM ledger_transfers WHERE tenant = 'acme'");
+    expect(ledger.n).toBe('1');
+  });
 });

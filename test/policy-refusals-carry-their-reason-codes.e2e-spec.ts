@@ -6,9 +6,71 @@ import { Stack } from './support/stack';
 
 // Every policy refusal through the running authorizer (production profile): one final
 // authorization_refusal with its reason code, and no intent, capability use or effect.
+// Decisions that break several gates at once prove the order of the gates (DESIGN.md step 2).
+
+type Build = (h: Harness) => Promise<Omit<DecisionInput, 'decisionId' | 'causalId' | 'runId'>>;
+const mail = { to: 'bob@example.com', subject: 'hi', body: 'hello' };
+const note = { tool: 'notes.append', payload: { text: 'x' }, riskScore: 0.1 };
+const alice = (h: Harness) => h.token({ tenant: 'acme', principal: 'alice' });
+
+const scenarios: [scenario: string, reason: string, build: Build][] = [
+  ['a token that expired', 'identity_invalid', async (h) => ({ ...note, identity: await h.token({}, -120) })],
+  [
+    'a token signed with a key the issuer does not hold',
+    'identity_invalid',
+    async (h) => ({
+      ...note,
+      identity: await mintIdentityToken(
+        { issuer: h.env.issuer.issuer, privateKeyPem: generateEd25519KeyPair().privateKeyPem },
+        { principal: 'alice', tenant: 'acme', serviceId: 'agent-1' },
+      ),
+    }),
+  ],
+  [
+    'an unsigned token (alg none)',
+    'identity_invalid',
+    async (h) => ({
+      ...note,
+      identity: `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(
+        JSON.stringify({ sub: 'alice', tenant: 'acme', azp: 'agent-1', iss: h.env.issuer.issuer, exp: 9999999999 }),
+      ).toString('base64url')}.x`,
+    }),
+  ],
+  ['the kernel principal as the user', 'authenticated_principal_required', async (h) => ({ ...note, identity: await h.token({ principal: '__kernel__' }) })],
+  ['a tool not in the catalog', 'unknown_tool', async (h) => ({ tool: 'shell.exec', payload: { cmd: 'ls' }, riskScore: 0.1, identity: await alice(h) })],
+  ['a payload that breaks the input schema', 'input_schema_violation', async (h) => ({ ...note, payload: { text: 42 }, identity: await alice(h) })],
+  ['a risk above the tool maximum', 'risk_exceeded', async (h) => ({ ...note, riskScore: 0.9, identity: await alice(h) })],
+  ['a principal without the consent the tool needs', 'consent_required', async (h) => ({ tool: 'mail.send', payload: mail, riskScore: 0.1, identity: await h.token({ tenant: 'acme', principal: 'bob' }) })],
+  ['a tenant with no consent data at all', 'consent_gate_missing', async (h) => ({ tool: 'mail.send', payload: mail, riskScore: 0.1, identity: await h.token({ tenant: 'nogates' }) })],
+  ['a tenant whose egress policy does not list the provider', 'egress_denied', async (h) => ({ tool: 'mail.send', payload: mail, riskScore: 0.1, identity: await h.token({ tenant: 'walled' }) })],
+  ['a tenant with no egress policy', 'egress_gate_missing', async (h) => ({ tool: 'mail.send', payload: mail, riskScore: 0.1, identity: await h.token({ tenant: 'noegress' }) })],
+  [
+    'a confirmation id that names no approved confirmation',
+    'confirmation_required',
+    async (h) =>
+      ({
+        tool: 'ledger.transfer',
+        payload: { from: 'a', to: 'b', amountMinor: 100, currency: 'EUR', reference: 'r1' },
+        riskScore: 0.1,
+        identity: await alice(h),
+        confirmationId: 'no-such-confirmation',
+      }) as Awaited<ReturnType<Build>>,
+  ],
+  // Precedence: the earlier gate wins.
+  ['an expired token on an unknown tool (identity first)', 'identity_invalid', async (h) => ({ tool: 'shell.exec', payload: {}, riskScore: 0.99, identity: await h.token({}, -120) })],
+  ['an unknown tool with a risk above any maximum (catalog before risk)', 'unknown_tool', async (h) => ({ tool: 'shell.exec', payload: {}, riskScore: 0.99, identity: await alice(h) })],
+  ['a schema violation with a risk above the maximum (schema before risk)', 'input_schema_violation', async (h) => ({ ...note, payload: { text: 42 }, riskScore: 0.9, identity: await alice(h) })],
+  ['a risk above the maximum without consent (risk before consent)', 'risk_exceeded', async (h) => ({ tool: 'mail.send', payload: mail, riskScore: 0.9, identity: await h.token({ tenant: 'acme', principal: 'bob' }) })],
+  ['no consent where egress is also denied (consent before egress)', 'consent_required', async (h) => ({ tool: 'mail.send', payload: mail, riskScore: 0.1, identity: await h.token({ tenant: 'walled', principal: 'bob' }) })],
+];
+
 describe('policy refusals carry their reason codes', () => {
   let stack: Stack;
   let h: Harness;
+  const ids = scenarios.map((_, i) => `p:${i}`);
+  const allowedId = 'p:mail-ok';
+  let rows: Map<string, { kind: string; reason_code: string | null; effect_boundary: string }>;
+
   beforeAll(async () => {
     stack = await Stack.create('policy');
     // The host's own gate data: acme has consent and egress policies, "nogates" has none,
@@ -22,64 +84,29 @@ describe('policy refusals carry their reason codes', () => {
     await stack.start('authorizer', 'authorizer');
     await stack.start('dispatcher', 'dispatcher');
     h = await new Harness(stack.env).start();
+
+    const decisions: DecisionInput[] = [];
+    for (const [i, [, , build]] of scenarios.entries()) decisions.push({ ...(await build(h)), decisionId: ids[i], causalId: `c${i}`, runId: 'policy-run' } as DecisionInput);
+    decisions.push({ decisionId: allowedId, causalId: 'c-ok', runId: 'policy-run', tool: 'mail.send', payload: mail, riskScore: 0.1, identity: await alice(h) });
+    await h.client.send(decisions);
+    await h.waitUntil('a final entry per decision', async () => (await h.finalRows([...ids, allowedId])).length === ids.length + 1);
+    rows = new Map((await h.finalRows([...ids, allowedId])).map((r) => [r.decision_id, r]));
   });
   afterAll(async () => {
     await h?.close();
     await stack?.stop();
   });
 
-  it('refuses each case with exactly its reason code, and runs what policy allows', async () => {
-    const alice = await h.token({ tenant: 'acme', principal: 'alice' });
-    const mail = { to: 'bob@example.com', subject: 'hi', body: 'hello' };
-    const base = { runId: 'policy-run', riskScore: 0.1, identity: alice };
-    const foreignIssuer = await mintIdentityToken(
-      { issuer: h.env.issuer.issuer, privateKeyPem: generateEd25519KeyPair().privateKeyPem },
-      { principal: 'alice', tenant: 'acme', serviceId: 'agent-1' },
-    );
-    const unsigned = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(
-      JSON.stringify({ sub: 'alice', tenant: 'acme', azp: 'agent-1', iss: h.env.issuer.issuer, exp: 9999999999 }),
-    ).toString('base64url')}.x`;
-    const cases: [DecisionInput, string][] = [
-      [{ ...base, decisionId: 'p:expired', causalId: 'c1', tool: 'notes.append', payload: { text: 'x' }, identity: await h.token({}, -120) }, 'identity_invalid'],
-      [{ ...base, decisionId: 'p:wrong-key', causalId: 'c2', tool: 'notes.append', payload: { text: 'x' }, identity: foreignIssuer }, 'identity_invalid'],
-      [{ ...base, decisionId: 'p:unsigned', causalId: 'c3', tool: 'notes.append', payload: { text: 'x' }, identity: unsigned }, 'identity_invalid'],
-      [{ ...base, decisionId: 'p:kernel', causalId: 'c4', tool: 'notes.append', payload: { text: 'x' }, identity: await h.token({ principal: '__kernel__' }) }, 'authenticated_principal_required'],
-      [{ ...base, decisionId: 'p:unknown', causalId: 'c5', tool: 'shell.exec', payload: { cmd: 'ls' } }, 'unknown_tool'],
-      [{ ...base, decisionId: 'p:schema', causalId: 'c6', tool: 'notes.append', payload: { text: 42 } }, 'input_schema_violation'],
-      [{ ...base, decisionId: 'p:risk', causalId: 'c7', tool: 'notes.append', payload: { text: 'x' }, riskScore: 0.9 }, 'risk_exceeded'],
-      [{ ...base, decisionId: 'p:consent', causalId: 'c8', tool: 'mail.send', payload: mail, identity: await h.token({ tenant: 'acme', principal: 'bob' }) }, 'consent_required'],
-      [{ ...base, decisionId: 'p:consent-gate', causalId: 'c9', tool: 'mail.send', payload: mail, identity: await h.token({ tenant: 'nogates' }) }, 'consent_gate_missing'],
-      [{ ...base, decisionId: 'p:egress', causalId: 'c10', tool: 'mail.send', payload: mail, identity: await h.token({ tenant: 'walled' }) }, 'egress_denied'],
-      [{ ...base, decisionId: 'p:egress-gate', causalId: 'c11', tool: 'mail.send', payload: mail, identity: await h.token({ tenant: 'noegress' }) }, 'egress_gate_missing'],
-      [
-        {
-          ...base,
-          decisionId: 'p:confirmation',
-          causalId: 'c12',
-          tool: 'ledger.transfer',
-          payload: { from: 'a', to: 'b', amountMinor: 100, currency: 'EUR', reference: 'r1' },
-          confirmationId: 'no-such-confirmation',
-        } as DecisionInput,
-        'confirmation_required',
-      ],
-    ];
-    const allowed: DecisionInput = { ...base, decisionId: 'p:mail-ok', causalId: 'c13', tool: 'mail.send', payload: mail };
-    await h.client.send([...cases.map(([d]) => d), allowed]);
-    const ids = [...cases.map(([d]) => d.decisionId), allowed.decisionId];
-    await h.waitUntil('a final entry per decision', async () => (await h.finalRows(ids)).length === ids.length);
+  it.each(scenarios.map(([scenario, reason], i) => [scenario, reason, ids[i]]))('refuses %s with %s', (_scenario, reason, id) => {
+    const row = rows.get(id);
+    expect([row?.kind, row?.effect_boundary, row?.reason_code]).toEqual(['authorization_refusal', 'pre_effect_refusal', reason]);
+  });
 
-    const rows = new Map((await h.finalRows(ids)).map((r) => [r.decision_id, r]));
-    for (const [d, reason] of cases) {
-      expect({ id: d.decisionId, kind: rows.get(d.decisionId)?.kind, reason: rows.get(d.decisionId)?.reason_code }).toEqual({
-        id: d.decisionId,
-        kind: 'authorization_refusal',
-        reason,
-      });
-    }
-    expect(rows.get('p:mail-ok')?.effect_boundary).toBe('effect_completed');
+  it('creates no intent for any refused decision, and runs the one policy allows', async () => {
+    expect(rows.get(allowedId)?.effect_boundary).toBe('effect_completed');
     const [counts] = await h.query<{ intents: string; mail: string }>(
       `SELECT (SELECT count(*) FROM intents WHERE decision_id = ANY($1))::text AS intents, (SELECT count(*) FROM mail_sink)::text AS mail`,
-      [cases.map(([d]) => d.decisionId)],
+      [ids],
     );
     expect(counts).toEqual({ intents: '0', mail: '1' });
   });

@@ -1,0 +1,65 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { buildEffectContext, sha256Hex, type AuthorizedEffectContext } from '@arvis/effect-context';
+import { mintIdentityToken } from '@arvis/decision-client';
+import type { Tx } from '@arvis/persistence';
+import type { Authorized } from '../authorize-decision/authorization.types';
+import type { AuthorizerConfig } from '../config/authorizer.config';
+import { VerifyIdentityService } from '../verify-identity/verify-identity.service';
+import { AdmitDecisionService } from './admit-decision.service';
+
+// Admission's own judgement, without a database: the transaction is reduced to the two reads
+// admission makes (database time, revoked sessions). The e2e specs cover the same service
+// against PostgreSQL for revoked sessions and expired tokens; a context that differs cannot be
+// produced over the wire (the same token rebuilds the same context), so it is proved here.
+const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+const issuer = { issuer: 'test-idp', privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+const config = {
+  identity: { issuers: [{ issuer: 'test-idp', alg: 'EdDSA', publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() }], clockSkewS: 0 },
+} as unknown as AuthorizerConfig;
+
+function fakeTx(now: Date, revokedHashes: string[] = []): Tx {
+  return {
+    $queryRaw: async () => [{ now }],
+    revokedSession: { findMany: async () => revokedHashes.map((sessionIdHash) => ({ sessionIdHash })) },
+  } as unknown as Tx;
+}
+
+async function authorized(edit: (ctx: AuthorizedEffectContext) => AuthorizedEffectContext = (c) => c): Promise<Authorized> {
+  const token = await mintIdentityToken(issuer, { principal: 'alice', tenant: 'acme', serviceId: 'agent-svc', sessionId: 's-1' });
+  const identity = await new VerifyIdentityService(config).verify(token);
+  if (!identity.ok) throw new Error(identity.detail);
+  const decision = { decisionId: 'd1', runId: 'run-1', processId: 'proc-1', identity: token };
+  return {
+    decision,
+    effectContext: edit(buildEffectContext(identity.identity, { processId: 'proc-1', runId: 'run-1' })),
+  } as unknown as Authorized;
+}
+
+describe('admission', () => {
+  const admission = new AdmitDecisionService(new VerifyIdentityService(config));
+
+  it('admits a decision whose effect context the token rebuilds exactly', async () => {
+    const a = await authorized();
+    expect(await admission.admit(fakeTx(new Date()), [a])).toEqual({ admitted: [a], refused: [] });
+  });
+
+  it.each([
+    ['tenant', (c: AuthorizedEffectContext) => ({ ...c, tenant: 'globex' })],
+    ['principal', (c: AuthorizedEffectContext) => ({ ...c, principal: 'mallory' })],
+    ['runId', (c: AuthorizedEffectContext) => ({ ...c, runId: 'run-2' })],
+    ['sessionIdHash', (c: AuthorizedEffectContext) => ({ ...c, sessionIdHash: null })],
+  ])('refuses with effect_context_mismatch when the authorized context differs in %s', async (field, edit) => {
+    const a = await authorized(edit);
+    const { admitted, refused } = await admission.admit(fakeTx(new Date()), [a]);
+    expect(admitted).toEqual([]);
+    expect(refused).toEqual([{ authorized: a, reasonCode: 'effect_context_mismatch', detail: `effect context differs in ${field}` }]);
+  });
+
+  it('refuses a revoked session and a token expired by database time with identity_invalid', async () => {
+    const a = await authorized();
+    const revoked = await admission.admit(fakeTx(new Date(), [sha256Hex('s-1')]), [a]);
+    expect(revoked.refused.map((r) => [r.reasonCode, r.detail])).toEqual([['identity_invalid', 'at admission: the session was revoked']]);
+    const later = await admission.admit(fakeTx(new Date(Date.now() + 3_600_000)), [a]);
+    expect(later.refused.map((r) => [r.reasonCode, r.detail])).toEqual([['identity_invalid', 'at admission: token expired']]);
+  });
+});

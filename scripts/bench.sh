@@ -21,7 +21,7 @@ install_deps
 build
 ensure_postgres
 start_kafka
-node dist/scripts/migrate.js
+node dist/scripts/migrate.js --fresh # figures from an empty database, comparable run to run
 node dist/scripts/create-topics.js
 local_env
 mkdir -p "$LOGS"

@@ -20,12 +20,21 @@ export class CanonicalizationError extends Error {
 // surrogates, which I-JSON (RFC 7493, required by RFC 8785 §3.1) forbids.
 const LONE_SURROGATE = /\p{Cs}/u;
 
-function pointer(path: string, key: string | number): string {
-  return `${path}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+// The path is kept as segments and turned into a JSON pointer only when a value is refused:
+// every commitment walks its value, and building pointer strings for every node cost more than
+// the walk itself.
+type Path = (string | number)[];
+
+function pointer(path: Path): string {
+  return path.map((k) => `/${String(k).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
-function assertString(s: string, path: string, what: string): void {
-  if (LONE_SURROGATE.test(s)) throw new CanonicalizationError(`${what} contains a lone surrogate`, path);
+function refuse(message: string, path: Path): never {
+  throw new CanonicalizationError(message, pointer(path));
+}
+
+function assertString(s: string, path: Path, what: string): void {
+  if (LONE_SURROGATE.test(s)) refuse(`${what} contains a lone surrogate`, path);
 }
 
 /**
@@ -33,7 +42,7 @@ function assertString(s: string, path: string, what: string): void {
  * lenient (drops undefined members, turns undefined array items into null, calls toJSON on
  * Dates, recurses forever on cycles), so it only ever sees values that passed this check.
  */
-function assertJcsValue(value: unknown, path: string, ancestors: Set<object>): void {
+function assertJcsValue(value: unknown, path: Path, ancestors: Set<object>): void {
   switch (typeof value) {
     case 'string':
       assertString(value, path, 'string');
@@ -41,28 +50,30 @@ function assertJcsValue(value: unknown, path: string, ancestors: Set<object>): v
     case 'boolean':
       return;
     case 'number':
-      if (!Number.isFinite(value)) throw new CanonicalizationError(`non-finite number ${value}`, path);
+      if (!Number.isFinite(value)) refuse(`non-finite number ${value}`, path);
       return;
     case 'undefined':
-      throw new CanonicalizationError('undefined is not JSON', path);
+      refuse('undefined is not JSON', path);
     case 'bigint':
-      throw new CanonicalizationError('bigint is not JSON (use a decimal string)', path);
+      refuse('bigint is not JSON (use a decimal string)', path);
     case 'function':
-      throw new CanonicalizationError('function is not JSON', path);
+      refuse('function is not JSON', path);
     case 'symbol':
-      throw new CanonicalizationError('symbol is not JSON', path);
+      refuse('symbol is not JSON', path);
   }
   if (value === null) return;
   const obj = value as object;
-  if (ancestors.has(obj)) throw new CanonicalizationError('cyclic reference', path);
+  if (ancestors.has(obj)) refuse('cyclic reference', path);
   if (Array.isArray(obj)) {
     if (Object.getPrototypeOf(obj) !== Array.prototype) {
-      throw new CanonicalizationError('array subclass is not plain JSON', path);
+      refuse('array subclass is not plain JSON', path);
     }
     ancestors.add(obj);
     for (let i = 0; i < obj.length; i++) {
       // A hole reads as undefined and is refused like one.
-      assertJcsValue(obj[i], pointer(path, i), ancestors);
+      path.push(i);
+      assertJcsValue(obj[i], path, ancestors);
+      path.pop();
     }
     ancestors.delete(obj);
     return;
@@ -70,15 +81,17 @@ function assertJcsValue(value: unknown, path: string, ancestors: Set<object>): v
   const proto = Object.getPrototypeOf(obj);
   if (proto !== Object.prototype && proto !== null) {
     const name = (proto as { constructor?: { name?: string } }).constructor?.name ?? 'unknown';
-    throw new CanonicalizationError(`non-plain object (${name}) is not JSON`, path);
+    refuse(`non-plain object (${name}) is not JSON`, path);
   }
   if (Object.getOwnPropertySymbols(obj).length > 0) {
-    throw new CanonicalizationError('symbol-keyed property is not JSON', path);
+    refuse('symbol-keyed property is not JSON', path);
   }
   ancestors.add(obj);
   for (const key of Object.keys(obj)) {
-    assertString(key, pointer(path, key), 'property name');
-    assertJcsValue((obj as Record<string, unknown>)[key], pointer(path, key), ancestors);
+    path.push(key);
+    assertString(key, path, 'property name');
+    assertJcsValue((obj as Record<string, unknown>)[key], path, ancestors);
+    path.pop();
   }
   ancestors.delete(obj);
 }
@@ -89,7 +102,7 @@ function assertJcsValue(value: unknown, path: string, ancestors: Set<object>): v
  * JCS cannot represent (see assertJcsValue).
  */
 export function canonicalJson(value: unknown): string {
-  assertJcsValue(value, '', new Set());
+  assertJcsValue(value, [], new Set());
   const text = canonicalize(value);
   // Unreachable after the walk above; kept so a future package change fails loudly.
   if (typeof text !== 'string') throw new CanonicalizationError('value has no JSON form');

@@ -1,7 +1,31 @@
 import { canonicalJson, chainHash } from '@arvis/effect-context';
 import { isFinalKind, SPEC_VERSION, type JournalEntry, type JournalEntryDraft } from '@arvis/contracts';
-import type { Tx } from '@arvis/persistence';
+import { insertRows, type ColumnMap, type Tx } from '@arvis/persistence';
 import { enqueueOutbox } from '@arvis/outbox';
+
+interface JournalRow {
+  journalSeq: bigint;
+  entry: JournalEntry;
+  unhashed: string;
+}
+
+const JOURNAL_COLUMNS: ColumnMap<JournalRow> = {
+  journal_seq: ['bigint', (r) => r.journalSeq],
+  kind: ['text', (r) => r.entry.kind],
+  decision_id: ['text', (r) => r.entry.decisionId],
+  run_id: ['text', (r) => r.entry.runId],
+  tenant: ['text', (r) => r.entry.tenant],
+  tool: ['text', (r) => r.entry.tool],
+  effect_boundary: ['text', (r) => r.entry.effectBoundary],
+  success: ['boolean', (r) => r.entry.success],
+  reason_code: ['text', (r) => r.entry.reasonCode ?? null],
+  final_decision_id: ['text', (r) => (isFinalKind(r.entry.kind) ? r.entry.decisionId : null)],
+  result_capability_id: ['text', (r) => (r.entry.kind === 'tool_result' ? (r.entry.capabilityId ?? null) : null)],
+  entry: ['text', (r) => r.unhashed],
+  prev_hash: ['text', (r) => r.entry.prevHash],
+  hash: ['text', (r) => r.entry.hash],
+  recorded_at: ['timestamptz', (r) => new Date(r.entry.recordedAt)],
+};
 
 /**
  * Appends entries to the global hash chain and copies them to the journal topic through the
@@ -17,33 +41,17 @@ export async function appendJournal(tx: Tx, drafts: JournalEntryDraft[], journal
   let seq = BigInt(head[0].last_seq);
   let prevHash = head[0].last_hash;
   const entries: JournalEntry[] = [];
-  const rows = [];
+  const rows: JournalRow[] = [];
   for (const draft of drafts) {
     seq += 1n;
     const unhashed = { ...draft, specVersion: SPEC_VERSION, journalSeq: seq.toString(), prevHash };
     const hash = chainHash(prevHash, unhashed);
     const entry = { ...unhashed, hash } as JournalEntry;
     entries.push(entry);
-    rows.push({
-      journalSeq: seq,
-      kind: entry.kind,
-      decisionId: entry.decisionId,
-      runId: entry.runId,
-      tenant: entry.tenant,
-      tool: entry.tool,
-      effectBoundary: entry.effectBoundary,
-      success: entry.success,
-      reasonCode: entry.reasonCode ?? null,
-      finalDecisionId: isFinalKind(entry.kind) ? entry.decisionId : null,
-      resultCapabilityId: entry.kind === 'tool_result' ? (entry.capabilityId ?? null) : null,
-      entry: canonicalJson(unhashed),
-      prevHash,
-      hash,
-      recordedAt: new Date(entry.recordedAt),
-    });
+    rows.push({ journalSeq: seq, entry, unhashed: canonicalJson(unhashed) });
     prevHash = hash;
   }
-  await tx.journalEntry.createMany({ data: rows });
+  await insertRows(tx, 'journal', JOURNAL_COLUMNS, rows);
   const moved = await tx.$executeRaw`
     UPDATE journal_head SET last_seq = ${seq}, last_hash = ${prevHash} WHERE id = 1`;
   if (moved !== 1) throw new Error('journal head did not move');

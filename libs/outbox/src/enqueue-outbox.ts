@@ -1,4 +1,4 @@
-import type { Tx } from '@arvis/persistence';
+import { unnestOf, type ColumnMap, type Tx } from '@arvis/persistence';
 
 export interface OutboxRow {
   topic: string;
@@ -9,18 +9,26 @@ export interface OutboxRow {
   seq?: bigint;
 }
 
+const OUTBOX_COLUMNS: ColumnMap<OutboxRow> = {
+  seq: ['bigint', (r) => r.seq ?? null],
+  topic: ['text', (r) => r.topic],
+  message_key: ['text', (r) => r.key],
+  payload: ['text', (r) => r.payload],
+  headers: ['jsonb', (r) => (r.headers ? JSON.stringify(r.headers) : null)],
+};
+
 /** Adds rows to the outbox inside the caller's transaction; they reach Kafka only if it commits. */
 export async function enqueueOutbox(tx: Tx, rows: OutboxRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await tx.outboxMessage.createMany({
-    data: rows.map((r) => ({
-      ...(r.seq !== undefined ? { seq: r.seq } : {}),
-      topic: r.topic,
-      messageKey: r.key,
-      payload: r.payload,
-      headers: r.headers ?? undefined,
-    })),
-  });
+  const u = unnestOf(OUTBOX_COLUMNS, rows);
+  // Rows without a reserved position take the next ones, in the order given (unnest keeps it).
+  const inserted = await tx.$executeRawUnsafe(
+    `INSERT INTO outbox (seq, topic, message_key, payload, headers)
+     SELECT coalesce(v.seq, nextval(pg_get_serial_sequence('outbox', 'seq'))), v.topic, v.message_key, v.payload, v.headers
+     FROM ${u.sql}`,
+    ...u.params,
+  );
+  if (inserted !== rows.length) throw new Error(`inserted ${inserted} of ${rows.length} outbox rows`);
 }
 
 /** Reserves outbox sequence numbers ahead of the insert, so a message can carry its own position. */

@@ -14,7 +14,7 @@ import {
   type SigningKey,
 } from '@arvis/effect-context';
 import { enqueueOutbox, reserveOutboxSeqs } from '@arvis/outbox';
-import { Prisma, PrismaService, readStoreFingerprint, type Tx } from '@arvis/persistence';
+import { insertRows, Prisma, PrismaService, readStoreFingerprint, type ColumnMap, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import type { Authorized } from '../authorize-decision/authorization.types';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
@@ -56,6 +56,39 @@ interface Prepared {
   message: IntentMessage;
   seq: bigint;
 }
+
+const INTENT_COLUMNS: ColumnMap<Prepared> = {
+  intent_id: ['text', (p) => p.intent.intentId],
+  decision_id: ['text', (p) => p.intent.decisionId],
+  capability_id: ['text', (p) => p.intent.capabilityId],
+  run_id: ['text', (p) => p.intent.runId],
+  causal_id: ['text', (p) => p.intent.causalId],
+  tenant: ['text', (p) => p.intent.tenant],
+  principal: ['text', (p) => p.intent.principal],
+  tool: ['text', (p) => p.intent.tool],
+  process_id: ['text', (p) => p.intent.processId],
+  payload_canonical: ['text', (p) => p.intent.payloadCanonical],
+  payload_sha256: ['text', (p) => p.intent.payloadSha256],
+  effect_context: ['jsonb', (p) => JSON.stringify(p.intent.effectContext)],
+  effect_context_commitment: ['text', (p) => p.intent.effectContextCommitment],
+  idempotency_key: ['text', (p) => p.intent.idempotencyKey],
+  catalog_fingerprint: ['text', (p) => p.intent.catalogFingerprint],
+  intent_commitment: ['text', (p) => p.intent.intentCommitment],
+  receipt_id: ['text', (p) => p.intent.receiptId],
+  durable_position: ['bigint', (p) => p.intent.durablePosition],
+  store_fingerprint: ['text', (p) => p.intent.storeFingerprint],
+  committed_at: ['timestamptz', (p) => p.intent.committedAt],
+  message: ['text', (p) => p.intent.message ?? null],
+};
+
+const CAPABILITY_COLUMNS: ColumnMap<Prepared> = {
+  capability_id: ['text', (p) => p.capability.capabilityId],
+  decision_id: ['text', (p) => p.capability.decisionId],
+  intent_id: ['text', (p) => p.capability.intentId],
+  state: ['text', (p) => p.capability.state],
+  commitment: ['text', (p) => p.capability.commitment],
+  snapshot: ['text', (p) => p.capability.snapshot],
+};
 
 /**
  * The intent sink: mints the capability and records the exact intent, its receipt and its
@@ -249,8 +282,8 @@ export class CommitIntentService implements OnModuleInit {
           AND tenant = ${p.a.identity.tenant} AND grant_expires_at > now()`;
       if (reserved !== 1) throw new ConfirmationNotReservable(p.a.confirmationId);
     }
-    await tx.intent.createMany({ data: prepared.map((p) => p.intent) });
-    await tx.capability.createMany({ data: prepared.map((p) => p.capability) });
+    await insertRows(tx, 'intents', INTENT_COLUMNS, prepared);
+    await insertRows(tx, 'capabilities', CAPABILITY_COLUMNS, prepared);
     await enqueueOutbox(
       tx,
       prepared.map((p) => ({ seq: p.seq, topic: this.config.topics.intents, key: p.message.runId, payload: p.intent.message! })),

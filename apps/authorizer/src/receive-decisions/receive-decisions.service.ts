@@ -12,7 +12,7 @@ import { canonicalJson, commitment } from '@arvis/effect-context';
 import { appendJournal } from '@arvis/journal';
 import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
 import { deadLetterRow, enqueueOutbox, type OutboxRow } from '@arvis/outbox';
-import { PrismaService, type Tx } from '@arvis/persistence';
+import { insertRows, PrismaService, type ColumnMap, type Tx } from '@arvis/persistence';
 import { AdmitDecisionService } from '../admit-decision/admit-decision.service';
 import { AuthorizeDecisionService } from '../authorize-decision/authorize-decision.service';
 import type { Authorization, Authorized, Decision, Parked, Refused } from '../authorize-decision/authorization.types';
@@ -42,6 +42,16 @@ export interface BatchOutcome {
  * in the journal, dead letters and outbox rows commit together, and only then are offsets
  * committed. A redelivered decision finds its inbox row and produces nothing new.
  */
+const INBOX_COLUMNS: ColumnMap<{ r: Readable; status: string }> = {
+  decision_id: ['text', (x) => x.r.decision.decisionId],
+  run_id: ['text', (x) => x.r.decision.runId],
+  causal_id: ['text', (x) => x.r.decision.causalId],
+  tool: ['text', (x) => x.r.decision.tool],
+  body_sha256: ['text', (x) => x.r.bodySha256],
+  body: ['text', (x) => canonicalJson(x.r.decision)],
+  status: ['text', (x) => x.status],
+};
+
 @Injectable()
 export class ReceiveDecisionsService {
   private readonly log = new Logger(ReceiveDecisionsService.name);
@@ -155,19 +165,12 @@ export class ReceiveDecisionsService {
       parkedIds.has(r.decision.decisionId) ? 'parked' : outcome.ok && !abortedIds.has(r.decision.decisionId) ? 'authorized' : 'refused';
     // A concurrent consumer of the same partition (after a rebalance) conflicts on the primary
     // key here and the whole slice retries, then sees these rows as redeliveries.
-    await tx.decisionInbox.createMany({
-      data: fresh
-        .filter(({ r }) => !r.resumed)
-        .map(({ r, outcome }) => ({
-          decisionId: r.decision.decisionId,
-          runId: r.decision.runId,
-          causalId: r.decision.causalId,
-          tool: r.decision.tool,
-          bodySha256: r.bodySha256,
-          body: canonicalJson(r.decision),
-          status: statusOf(r, outcome),
-        })),
-    });
+    await insertRows(
+      tx,
+      'decision_inbox',
+      INBOX_COLUMNS,
+      fresh.filter(({ r }) => !r.resumed).map(({ r, outcome }) => ({ r, status: statusOf(r, outcome) })),
+    );
     for (const { r, outcome } of fresh.filter(({ r }) => r.resumed)) {
       const moved = await tx.decisionInbox.updateMany({
         where: { decisionId: r.decision.decisionId, status: 'parked' },

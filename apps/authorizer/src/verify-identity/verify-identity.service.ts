@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import { errors as joseErrors, importSPKI, jwtVerify, type JWTPayload } from 'jose';
+import { createLocalJWKSet, errors as joseErrors, importSPKI, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type KeyLike } from 'jose';
 import { KERNEL_PRINCIPAL, type VerifiedIdentity } from '@arvis/effect-context';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 
@@ -8,10 +8,7 @@ export type IdentityResult =
   | { ok: true; identity: VerifiedIdentity }
   | { ok: false; reasonCode: 'identity_invalid' | 'authenticated_principal_required'; detail: string };
 
-interface IssuerKey {
-  alg: string;
-  key: KeyObject | Awaited<ReturnType<typeof importSPKI>>;
-}
+type IssuerKey = { alg: string; key: KeyObject | KeyLike; keySet?: undefined } | { alg: string; keySet: JWTVerifyGetKey; key?: undefined };
 
 /** Verifies the decision's JWT against the configured trusted issuers and maps its claims. */
 @Injectable()
@@ -24,6 +21,11 @@ export class VerifyIdentityService {
     if (this.keys) return this.keys;
     const map = new Map<string, IssuerKey>();
     for (const iss of this.config.identity.issuers) {
+      if (iss.jwks) {
+        // jose picks the key by the token's kid (and alg); a token matching none is refused.
+        map.set(iss.issuer, { alg: iss.alg, keySet: createLocalJWKSet(iss.jwks as Parameters<typeof createLocalJWKSet>[0]) });
+        continue;
+      }
       const key =
         iss.alg === 'HS256' ? createSecretKey(Buffer.from(iss.secret!, 'utf8')) : await importSPKI(iss.publicKey!, iss.alg);
       map.set(iss.issuer, { alg: iss.alg, key });
@@ -46,13 +48,14 @@ export class VerifyIdentityService {
     if (!trusted) return { ok: false, reasonCode: 'identity_invalid', detail: `issuer ${JSON.stringify(iss ?? null)} is not trusted` };
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, trusted.key, {
+      const options = {
         issuer: iss,
         algorithms: [trusted.alg],
         requiredClaims: ['exp', 'sub'],
         clockTolerance: this.config.identity.clockSkewS,
         currentDate: now,
-      }));
+      };
+      ({ payload } = trusted.keySet ? await jwtVerify(token, trusted.keySet, options) : await jwtVerify(token, trusted.key, options));
     } catch (e) {
       const detail =
         e instanceof joseErrors.JWTExpired

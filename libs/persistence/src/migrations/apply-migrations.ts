@@ -37,6 +37,21 @@ const HISTORY_DDL = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
 
 const MIGRATION_LOCK_KEY = 7_276_873_001; // serialises concurrent migrators on one database
 
+/** Drops the database if it exists (benchmarks start from an empty one); refuses odd names. */
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const database = decodeURIComponent(new URL(databaseUrl).pathname.replace(/^\//, ''));
+  if (!/^[A-Za-z0-9_-]+$/.test(database)) throw new MigrationError(`database name "${database}" must be letters, digits, _ or -`);
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
 export async function ensureDatabase(databaseUrl: string): Promise<{ database: string; created: boolean }> {
   const url = new URL(databaseUrl);
   const database = decodeURIComponent(url.pathname.replace(/^\//, ''));

@@ -1,0 +1,28 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ROOT } from './support/services';
+
+// A service with a bad configuration stops before touching Kafka or PostgreSQL: exit 78
+// (EX_CONFIG) and every problem named on stderr, not a fault later in a batch.
+const main = (app: string) => join(ROOT, 'dist', 'apps', app, 'src', 'main.js');
+const start = (app: string, env: Record<string, string>) =>
+  spawnSync(process.execPath, [main(app)], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 30_000 });
+
+describe('a service started with a bad configuration', () => {
+  it('the authorizer exits 78 naming a JWKS file it cannot read and the missing signing key', () => {
+    const r = start('authorizer', {
+      TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', jwksFile: '/nonexistent/jwks.json' }]),
+    });
+    expect(r.status).toBe(78);
+    expect(r.stderr).toContain('[authorizer] Invalid configuration:');
+    expect(r.stderr).toContain('TRUSTED_ISSUERS.0.jwksFile: cannot read /nonexistent/jwks.json');
+    expect(r.stderr).toContain('INTENT_SIGNING_KEY');
+  });
+
+  it('the dispatcher exits 78 when fault injection is asked for in production', () => {
+    const r = start('dispatcher', { ARVIS_FAULTS: JSON.stringify({ dispatcherCrashInsideTool: [{ decisionIdPrefix: 'x' }] }) });
+    expect(r.status).toBe(78);
+    expect(r.stderr).toContain('[dispatcher] Invalid configuration:');
+    expect(r.stderr).toMatch(/ARVIS_FAULTS/);
+  });
+});

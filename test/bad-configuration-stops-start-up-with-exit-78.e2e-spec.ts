@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { ROOT } from './support/services';
 
@@ -20,9 +21,14 @@ describe('a service started with a bad configuration', () => {
   });
 
   it('the dispatcher exits 78 when fault injection is asked for in production', () => {
-    const r = start('dispatcher', { ARVIS_FAULTS: JSON.stringify({ dispatcherCrashInsideTool: [{ decisionIdPrefix: 'x' }] }) });
+    // Otherwise valid, so the cross-field rule (checked after each field) is what stops it.
+    const publicKey = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const r = start('dispatcher', {
+      INTENT_VERIFICATION_KEYS: JSON.stringify({ 'authorizer-1': publicKey }),
+      ARVIS_FAULTS: JSON.stringify({ dispatcherCrashInsideTool: [{ decisionIdPrefix: 'x' }] }),
+    });
     expect(r.status).toBe(78);
     expect(r.stderr).toContain('[dispatcher] Invalid configuration:');
-    expect(r.stderr).toMatch(/ARVIS_FAULTS/);
+    expect(r.stderr).toContain('ARVIS_FAULTS: fault points are refused in the production profile');
   });
 });

@@ -1,10 +1,29 @@
-import type { Kafka } from 'kafkajs';
+import type { Admin, Kafka } from 'kafkajs';
 import type { Topics } from '@arvis/contracts';
 
 export interface TopicPlan {
   partitions: number;
   /** Retention of the journal copy; -1 keeps it without a time limit. */
   journalRetentionMs: number;
+  /** How long to wait for every partition of a new topic to have a leader. */
+  leaderTimeoutMs?: number;
+}
+
+async function waitForLeaders(admin: Admin, names: string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer yet';
+  while (Date.now() < deadline) {
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: names });
+      const ready = topics.filter((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0)).length;
+      if (ready === names.length) return;
+      last = `${ready} of ${names.length} topics have leaders`;
+    } catch (e) {
+      last = (e as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`topics ${names.join(', ')} not ready after ${timeoutMs} ms: ${last}`);
 }
 
 /** Creates whichever of the project's topics are missing (the broker never creates topics itself). */
@@ -15,8 +34,10 @@ export async function ensureTopics(kafka: Kafka, topics: Topics, plan: TopicPlan
     const existing = new Set(await admin.listTopics());
     const wanted = Object.entries(topics).filter(([, name]) => !existing.has(name));
     if (wanted.length === 0) return [];
+    // Leaders are awaited below rather than by kafkajs: on a broker that has just started, its
+    // metadata can answer "does not host this topic-partition" for a while, and kafkajs gives up.
     await admin.createTopics({
-      waitForLeaders: true,
+      waitForLeaders: false,
       topics: wanted.map(([role, name]) => ({
         topic: name,
         numPartitions: plan.partitions,
@@ -25,7 +46,9 @@ export async function ensureTopics(kafka: Kafka, topics: Topics, plan: TopicPlan
           role === 'journal' ? [{ name: 'retention.ms', value: String(plan.journalRetentionMs) }] : [],
       })),
     });
-    return wanted.map(([, name]) => name);
+    const names = wanted.map(([, name]) => name);
+    await waitForLeaders(admin, names, plan.leaderTimeoutMs ?? 60_000);
+    return names;
   } finally {
     await admin.disconnect();
   }

@@ -14,6 +14,15 @@ async function waitForLeaders(admin: Admin, names: string[], timeoutMs: number):
   let last = 'no answer yet';
   while (Date.now() < deadline) {
     try {
+      // Listing first: asking for the metadata of a topic the broker does not know yet makes
+      // kafkajs log an error per attempt.
+      const listed = new Set(await admin.listTopics());
+      const missing = names.filter((n) => !listed.has(n));
+      if (missing.length > 0) {
+        last = `not listed yet: ${missing.join(', ')}`;
+        await new Promise((r) => setTimeout(r, 250));
+        continue;
+      }
       const { topics } = await admin.fetchTopicMetadata({ topics: names });
       const ready = topics.filter((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0)).length;
       if (ready === names.length) return;

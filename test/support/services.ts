@@ -59,7 +59,8 @@ export async function startApp(
 /** SIGTERM and wait (graceful); SIGKILL after the grace period. */
 export async function stopApp(app: RunningApp, graceMs = 15_000): Promise<number | null> {
   if (app.child.exitCode !== null || app.child.signalCode !== null) return app.child.exitCode;
-  const exited = new Promise<number | null>((r) => app.child.once('exit', (code) => r(code)));
+  // 'close', not 'exit': by then the child's output has been read to the end.
+  const exited = new Promise<number | null>((r) => app.child.once('close', (code) => r(code)));
   app.child.kill('SIGTERM');
   const timer = setTimeout(() => app.child.kill('SIGKILL'), graceMs);
   const code = await exited;

@@ -1,11 +1,11 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { DatabaseSettings } from '@arvis/config';
 import { PrismaClient } from './generated/prisma/client';
 
 /** Prisma over the pg driver adapter (no query-engine binary at run time). */
 @Injectable()
-export class PrismaService extends PrismaClient implements OnModuleDestroy {
+export class PrismaService extends PrismaClient implements OnApplicationShutdown {
   constructor(readonly settings: DatabaseSettings) {
     super({ adapter: new PrismaPg({ connectionString: settings.url, max: settings.poolSize }) });
   }
@@ -15,7 +15,10 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
     return this.$transaction(fn, { timeout: this.settings.txTimeoutMs, maxWait: this.settings.txTimeoutMs });
   }
 
-  async onModuleDestroy(): Promise<void> {
+  // Nest stops in this order: onModuleDestroy (the polling workers stop), then it closes the HTTP
+  // server and the Kafka consumers (which wait for their batch in flight), then
+  // onApplicationShutdown. Disconnecting any earlier would cut the last batch's transactions.
+  async onApplicationShutdown(): Promise<void> {
     await this.$disconnect();
   }
 }

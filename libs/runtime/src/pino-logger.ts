@@ -6,7 +6,13 @@ export class PinoLogger implements LoggerService {
   readonly pino: Logger;
 
   constructor(service: string, level: string) {
-    this.pino = pino({ level, base: { service, pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime });
+    // Synchronous writes: Nest ends a graceful stop by re-raising the signal, which would drop
+    // lines still buffered (the last ones, saying how the service stopped). Logs are low-volume:
+    // nothing is logged per message.
+    this.pino = pino(
+      { level, base: { service, pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime },
+      pino.destination({ dest: 1, sync: true }),
+    );
   }
 
   private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal', message: unknown, rest: unknown[]): void {

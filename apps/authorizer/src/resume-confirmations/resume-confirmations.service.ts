@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { JournalEntryDraft } from '@arvis/contracts';
 import { commitment } from '@arvis/effect-context';
 import { appendJournal } from '@arvis/journal';
@@ -22,7 +22,7 @@ interface Closing {
  * reservation by the new capability); denied and expired ones end in their one final refusal.
  */
 @Injectable()
-export class ResumeConfirmationsService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ResumeConfirmationsService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly log = new Logger(ResumeConfirmationsService.name);
   private readonly task: PeriodicTask;
 
@@ -38,7 +38,7 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnApp
     this.task.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async onModuleDestroy(): Promise<void> {
     await this.task.stop();
   }
 

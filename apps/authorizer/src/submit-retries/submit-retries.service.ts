@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { ActionDecision, InternalRetryDecision } from '@arvis/contracts';
 import { commitment } from '@arvis/effect-context';
 import { PrismaService } from '@arvis/persistence';
@@ -21,7 +21,7 @@ interface PendingRetry {
  * decisionId (`<original>:retry:<attempt>`), a new causalId and the retry block.
  */
 @Injectable()
-export class SubmitRetriesService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly log = new Logger(SubmitRetriesService.name);
   private readonly task: PeriodicTask;
 
@@ -37,7 +37,7 @@ export class SubmitRetriesService implements OnApplicationBootstrap, OnApplicati
     this.task.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async onModuleDestroy(): Promise<void> {
     await this.task.stop();
   }
 

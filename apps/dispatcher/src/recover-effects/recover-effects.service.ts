@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { JournalEntryDraft } from '@arvis/contracts';
 import { appendJournal } from '@arvis/journal';
 import { enqueueOutbox } from '@arvis/outbox';
@@ -23,7 +23,7 @@ const BATCH = 500;
  * Several dispatchers may run this at once: each row is claimed by one conditional UPDATE.
  */
 @Injectable()
-export class RecoverEffectsService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly log = new Logger(RecoverEffectsService.name);
   private readonly task: PeriodicTask;
 
@@ -38,7 +38,7 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnApplicat
     this.task.start({ immediately: true });
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async onModuleDestroy(): Promise<void> {
     await this.task.stop();
   }
 

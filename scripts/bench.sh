@@ -27,11 +27,5 @@ local_env
 mkdir -p "$LOGS"
 node dist/apps/authorizer/src/main.js >"$LOGS/bench-authorizer.log" 2>&1 & PIDS+=($!)
 node dist/apps/dispatcher/src/main.js >"$LOGS/bench-dispatcher.log" 2>&1 & PIDS+=($!)
-for port in 3001 3002; do
-  for i in $(seq 1 150); do
-    curl -sf "http://127.0.0.1:$port/health/ready" >/dev/null && break
-    ((i == 150)) && { echo "service on :$port not ready" >&2; exit 1; }
-    sleep 0.2
-  done
-done
+wait_ready "$LOGS" 3001 3002
 BENCH_PIDS="${PIDS[0]},${PIDS[1]}" node dist/scripts/bench.js

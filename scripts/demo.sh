@@ -32,14 +32,7 @@ mkdir -p "$LOGS"
 step "starting authorizer and dispatcher (logs in $LOGS)"
 node dist/apps/authorizer/src/main.js >"$LOGS/authorizer.log" 2>&1 & PIDS+=($!)
 node dist/apps/dispatcher/src/main.js >"$LOGS/dispatcher.log" 2>&1 & PIDS+=($!)
-for port in 3001 3002; do
-  for i in $(seq 1 150); do
-    curl -sf "http://127.0.0.1:$port/health/ready" >/dev/null && break
-    for pid in "${PIDS[@]}"; do kill -0 "$pid" 2>/dev/null || { echo "a service exited during start-up:" >&2; tail -n 20 "$LOGS"/*.log >&2; exit 1; }; done
-    ((i == 150)) && { echo "service on :$port not ready after 30s" >&2; exit 1; }
-    sleep 0.2
-  done
-done
+wait_ready "$LOGS" 3001 3002
 
 step "running the demo producer"
 node dist/scripts/demo-producer.js

@@ -44,3 +44,18 @@ stop_kafka_if_started() {
 local_env() {
   eval "$(node dist/scripts/local-env.js)"
 }
+
+# Waits until the services started into the global PIDS array answer /health/ready on the given
+# ports (30 s each); stops early, with their logs, if one of them exits. Usage: wait_ready LOGDIR PORT...
+wait_ready() {
+  local logs=$1 port i pid
+  shift
+  for port in "$@"; do
+    for i in $(seq 1 150); do
+      curl -sf "http://127.0.0.1:$port/health/ready" >/dev/null && break
+      for pid in "${PIDS[@]}"; do kill -0 "$pid" 2>/dev/null || { echo "a service exited during start-up:" >&2; tail -n 20 "$logs"/*.log >&2; exit 1; }; done
+      ((i == 150)) && { echo "service on :$port not ready after 30s" >&2; exit 1; }
+      sleep 0.2
+    done
+  done
+}

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { PrismaService } from '@arvis/persistence';
+import { PrismaService, StoreFingerprint } from '@arvis/persistence';
 import { HealthController, MetricsRegistry, SERVICE_SETTINGS, ServiceRuntime } from '@arvis/runtime';
 import { demoCatalog, skewedDemoCatalog, ToolCatalog } from '@arvis/tool-catalog';
 import { AdmitDecisionService } from './admit-decision/admit-decision.service';
@@ -25,6 +25,7 @@ export class AuthorizerModule {
         { provide: AUTHORIZER_CONFIG, useValue: config },
         { provide: SERVICE_SETTINGS, useValue: config },
         { provide: PrismaService, useFactory: () => new PrismaService(config.database) },
+        StoreFingerprint,
         { provide: ToolCatalog, useFactory: () => (config.faults.authorizerCatalogSkew ? skewedDemoCatalog() : demoCatalog()) },
         ServiceRuntime,
         MetricsRegistry,

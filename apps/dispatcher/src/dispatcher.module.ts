@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { PrismaService } from '@arvis/persistence';
+import { PrismaService, StoreFingerprint } from '@arvis/persistence';
 import { HealthController, MetricsRegistry, SERVICE_SETTINGS, ServiceRuntime } from '@arvis/runtime';
 import { demoCatalog, ToolCatalog } from '@arvis/tool-catalog';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from './config/dispatcher.config';
@@ -24,6 +24,7 @@ export class DispatcherModule {
         { provide: DISPATCHER_CONFIG, useValue: config },
         { provide: SERVICE_SETTINGS, useValue: config },
         { provide: PrismaService, useFactory: () => new PrismaService(config.database) },
+        StoreFingerprint,
         { provide: ToolCatalog, useFactory: demoCatalog },
         {
           provide: ToolDatabase,

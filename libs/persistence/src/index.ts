@@ -1,5 +1,5 @@
 export { PrismaService, type Tx } from './prisma.service';
-export { readStoreFingerprint, fingerprintOf, STORE_IDENTITY_SQL, type StoreIdentityRow } from './store-fingerprint';
+export { readStoreFingerprint, StoreFingerprint, fingerprintOf, STORE_IDENTITY_SQL, type StoreIdentityRow } from './store-fingerprint';
 export { applyMigrations, dropDatabase, ensureDatabase, listMigrations, MigrationError, type MigrationReport } from './migrations/apply-migrations';
 export { Prisma } from './generated/prisma/client';
 export { insertRows, unnestOf, type ColumnMap, type PgArrayType } from './insert-rows';

@@ -1,5 +1,6 @@
 import { sha256Hex } from '@arvis/effect-context';
-import type { Tx } from './prisma.service';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { PrismaService, type Tx } from './prisma.service';
 import type { PrismaClient } from './generated/prisma/client';
 
 /**
@@ -26,4 +27,25 @@ export function fingerprintOf(r: StoreIdentityRow | undefined): string {
 export async function readStoreFingerprint(db: PrismaClient | Tx): Promise<string> {
   const rows = await db.$queryRawUnsafe<StoreIdentityRow[]>(STORE_IDENTITY_SQL);
   return fingerprintOf(rows[0]);
+}
+
+/**
+ * This database's fingerprint, read once at start-up (the start order runs onModuleInit before
+ * any consumer). Reading it earlier is a fault (retried), never a mismatch: a message must not be
+ * judged against a value that has not been loaded.
+ */
+@Injectable()
+export class StoreFingerprint implements OnModuleInit {
+  private loaded?: string;
+
+  constructor(private readonly prisma: PrismaService) {}
+
+  async onModuleInit(): Promise<void> {
+    this.loaded = await readStoreFingerprint(this.prisma);
+  }
+
+  get value(): string {
+    if (!this.loaded) throw new Error('store fingerprint not loaded yet: the service has not finished starting');
+    return this.loaded;
+  }
 }

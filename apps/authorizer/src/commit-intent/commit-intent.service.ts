@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { faultFor } from '@arvis/config';
 import { SPEC_VERSION, type IntentMessage, type ReasonCode, type UnsignedIntentMessage } from '@arvis/contracts';
@@ -14,7 +14,7 @@ import {
   type SigningKey,
 } from '@arvis/effect-context';
 import { enqueueOutbox, reserveOutboxSeqs } from '@arvis/outbox';
-import { insertRows, Prisma, PrismaService, readStoreFingerprint, type ColumnMap, type Tx } from '@arvis/persistence';
+import { insertRows, Prisma, StoreFingerprint, type ColumnMap, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import type { Authorized } from '../authorize-decision/authorization.types';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
@@ -97,28 +97,16 @@ const CAPABILITY_COLUMNS: ColumnMap<Prepared> = {
  * position is the outbox sequence, its store fingerprint the database's identity.
  */
 @Injectable()
-export class CommitIntentService implements OnModuleInit {
+export class CommitIntentService {
   private readonly log = new Logger(CommitIntentService.name);
-  private loadedFingerprint?: string;
   private readonly signingKey: SigningKey;
 
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
-    private readonly prisma: PrismaService,
+    private readonly store: StoreFingerprint,
     private readonly catalog: ToolCatalog,
   ) {
     this.signingKey = { keyId: config.signing.keyId, privateKey: loadEd25519PrivateKey(config.signing.privateKey) };
-  }
-
-  async onModuleInit(): Promise<void> {
-    this.loadedFingerprint = await readStoreFingerprint(this.prisma);
-  }
-
-  // A fault (retried, offsets uncommitted) rather than a refusal: a message handled before
-  // start-up finished must never be judged against a missing fingerprint.
-  private get storeFingerprint(): string {
-    if (!this.loadedFingerprint) throw new Error('store fingerprint not loaded yet: the service has not finished starting');
-    return this.loadedFingerprint;
   }
 
   /**
@@ -137,7 +125,7 @@ export class CommitIntentService implements OnModuleInit {
         intentSha256: p.intent.intentCommitment,
         runId: p.a.decision.runId,
         causalId: p.a.decision.causalId,
-        storeFingerprint: this.storeFingerprint,
+        storeFingerprint: this.store.value,
       });
       if (reason) aborted.push({ authorized: p.a, reasonCode: 'invalid_audit_receipt', detail: `receipt refused: ${reason}`, receiptReason: reason });
       else accepted.push(p);
@@ -211,7 +199,7 @@ export class CommitIntentService implements OnModuleInit {
       causalId: d.causalId,
       intentSha256: intentCommitment,
       durablePosition: position.toString(),
-      storeFingerprint: this.storeFingerprint,
+      storeFingerprint: this.store.value,
       committedAt: committedAt.toISOString(),
     });
     const unsigned = {
@@ -241,7 +229,7 @@ export class CommitIntentService implements OnModuleInit {
         intentCommitment,
         receiptId: receipt.receiptId,
         durablePosition: position,
-        storeFingerprint: this.storeFingerprint,
+        storeFingerprint: this.store.value,
         committedAt,
       },
       capability: {

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   IntentMessageSchema,
   IntentSignatureSchema,
@@ -21,7 +21,7 @@ import { MetricsRegistry } from '@arvis/runtime';
 import { Counter } from 'prom-client';
 import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
 import { deadLetterRow, enqueueOutbox, type OutboxRow } from '@arvis/outbox';
-import { PrismaService, readStoreFingerprint, type Tx } from '@arvis/persistence';
+import { PrismaService, StoreFingerprint, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import type { Classified } from '../classify-result/classify-result';
 import { finalizeConfirmations } from '../classify-result/finalize-confirmations';
@@ -59,11 +59,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * journal them in a second transaction. Offsets are committed after both.
  */
 @Injectable()
-export class DispatchIntentsService implements OnModuleInit {
+export class DispatchIntentsService {
   private readonly log = new Logger(DispatchIntentsService.name);
   private readonly keyring: VerificationKeyring;
   private readonly acceptedFingerprints: ReadonlySet<string>;
-  private loadedFingerprint?: string;
   private readonly executedTotal: Counter;
   private readonly lostTotal: Counter;
   private readonly deadLetteredTotal: Counter;
@@ -71,6 +70,7 @@ export class DispatchIntentsService implements OnModuleInit {
   constructor(
     @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
     private readonly prisma: PrismaService,
+    private readonly store: StoreFingerprint,
     private readonly catalog: ToolCatalog,
     private readonly tools: RunToolService,
     metrics: MetricsRegistry,
@@ -84,17 +84,6 @@ export class DispatchIntentsService implements OnModuleInit {
     this.deadLetteredTotal = new Counter({ name: 'arvis_intents_dead_lettered_total', help: 'Intent messages sent to the DLQ', registers: [metrics] });
     this.keyring = new Map(Object.entries(config.verificationKeys).map(([id, k]) => [id, loadEd25519PublicKey(k)]));
     this.acceptedFingerprints = new Set([catalog.fingerprint, ...config.acceptedCatalogFingerprints]);
-  }
-
-  async onModuleInit(): Promise<void> {
-    this.loadedFingerprint = await readStoreFingerprint(this.prisma);
-  }
-
-  // A fault (retried, offsets uncommitted) rather than a refusal: a message handled before
-  // start-up finished must never be judged against a missing fingerprint.
-  private get storeFingerprint(): string {
-    if (!this.loadedFingerprint) throw new Error('store fingerprint not loaded yet: the service has not finished starting');
-    return this.loadedFingerprint;
   }
 
   async handle(batch: KafkaBatch): Promise<DispatchOutcome> {
@@ -129,7 +118,7 @@ export class DispatchIntentsService implements OnModuleInit {
       const diverged: Won[] = [];
       for (const v of verified) {
         const s = byId.get(v.intent.intentId);
-        const mismatch = matchStoredIntent(v.intent, s, this.storeFingerprint);
+        const mismatch = matchStoredIntent(v.intent, s, this.store.value);
         if (mismatch) {
           deadLetters.push(this.deadLetter(v.message, 'untrusted_tool_authorization_outcome', mismatch, now));
           continue;

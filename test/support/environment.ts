@@ -33,7 +33,8 @@ export const groupOf = (env: TestEnvironment, app: 'authorizer' | 'dispatcher') 
 
 /** A fresh database (dropped and recreated), migrated, and a fresh topic prefix with its topics. */
 export async function createEnvironment(name: string): Promise<TestEnvironment> {
-  const db = `arvis_test_${name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
+  // ARVIS_TEST_NAMESPACE lets two checkouts run their suites side by side on one PostgreSQL.
+  const db = `arvis_test_${(process.env.ARVIS_TEST_NAMESPACE ?? '') + name}`.replace(/[^a-z0-9_]/gi, '_').toLowerCase();
   const admin = new Pool({ connectionString: `${BASE_URL}/postgres`, max: 1 });
   await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
   await admin.end();

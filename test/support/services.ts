@@ -12,6 +12,9 @@ const DIST_MAIN = {
 
 export type AppName = keyof typeof DIST_MAIN;
 
+// Shifts every app port, so that two checkouts can run their suites side by side on one machine.
+const PORT_OFFSET = Number(process.env.ARVIS_TEST_PORT_OFFSET ?? 0);
+
 export interface RunningApp {
   name: string;
   port: number;
@@ -28,6 +31,7 @@ export async function startApp(
   logDir: string,
   waitReady = true,
 ): Promise<RunningApp> {
+  port += PORT_OFFSET;
   if (!existsSync(DIST_MAIN[app])) throw new Error(`${DIST_MAIN[app]} missing: run \`npm run build\` first`);
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);

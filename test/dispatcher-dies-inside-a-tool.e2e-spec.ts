@@ -37,7 +37,7 @@ describe('a dispatcher killed inside a tool', () => {
     const survivor = await stack.start('dispatcher', 'dispatcher-survivor', { env: RECOVERY });
     await h.waitUntil('the recovered final entry', async () => (await h.finalRows([d.decisionId])).length === 1);
     const [entry] = await h.finalRows([d.decisionId]);
-    expect([entry.kind, entry.effect_boundary, entry.reason_code]).toEqual(['tool_result', 'effect_state_unknown', 'tool_timeout']);
+    expect([entry.kind, entry.effect_boundary, entry.reason_code]).toEqual(['tool_result', 'effect_state_unknown', 'dispatcher_lost_during_effect']);
     await h.waitUntil('the redelivered intent to be refused', async () => (await metric(survivor, 'arvis_consumption_lost_total')) >= 1);
     expect(await notes()).toBe('1');
     expect((await h.query<{ state: string }>('SELECT state FROM effects WHERE decision_id = $1', [d.decisionId]))[0].state).toBe('effect_state_unknown');

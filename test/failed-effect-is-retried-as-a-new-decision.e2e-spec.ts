@@ -20,14 +20,21 @@ describe('a failed effect is retried as a new decision', () => {
 
   const entries = async (chain: string) =>
     (await h.query<{ entry: string; hash: string }>(
-      `SELECT entry, hash FROM journal WHERE decision_id = $1 OR decision_id LIKE $2 ORDER BY journal.journal_seq`,
-      [chain, `${chain}:retry:%`],
+      `SELECT entry, hash FROM journal WHERE decision_id = $1 OR decision_id IN (SELECT decision_id FROM retries WHERE chain_id = $1)
+       ORDER BY journal.journal_seq`,
+      [chain],
     )).map((r) => JSON.parse(r.entry) as JournalEntry);
+  // The system derives a retry's id (ADR 0012); a spec learns it from the retries table.
+  const retryIds = async (chain: string, n: number) => {
+    await h.waitUntil(`${n} retries of ${chain}`, async () => (await h.query('SELECT 1 FROM retries WHERE chain_id = $1', [chain])).length >= n);
+    return (await h.query<{ decision_id: string }>('SELECT decision_id FROM retries WHERE chain_id = $1 ORDER BY attempt', [chain])).map((r) => r.decision_id);
+  };
 
   it('runs the retry after one failure: two final entries, two capabilities, one key, one effect', async () => {
     const [d] = await h.decisions('retry-run-1', 1, { tool: 'flaky.record', payload: { key: 'once', failTimes: 1 } });
     await h.client.send([d]);
-    const retryId = `${d.decisionId}:retry:1`;
+    const [retryId] = await retryIds(d.decisionId, 1);
+    expect(retryId).toMatch(/^arvis\.retry\.[0-9a-f]{40}\.1$/);
     await h.waitUntil('both attempts to end', async () => (await h.finalRows([d.decisionId, retryId])).length === 2);
 
     const [first, second] = await entries(d.decisionId);
@@ -49,7 +56,7 @@ describe('a failed effect is retried as a new decision', () => {
   it('stops at three attempts in all, each with its own final entry', async () => {
     const [d] = await h.decisions('retry-run-2', 1, { tool: 'flaky.record', payload: { key: 'never', failTimes: 5 } });
     await h.client.send([d]);
-    const ids = [d.decisionId, `${d.decisionId}:retry:1`, `${d.decisionId}:retry:2`];
+    const ids = [d.decisionId, ...(await retryIds(d.decisionId, 2))];
     await h.waitUntil('three attempts to end', async () => (await h.finalRows(ids)).length === 3);
     // Give the worker time to (wrongly) submit a fourth.
     await new Promise((r) => setTimeout(r, 2000));
@@ -57,6 +64,19 @@ describe('a failed effect is retried as a new decision', () => {
     expect(all.map((e) => [e.decisionId, e.effectBoundary])).toEqual(ids.map((id) => [id, 'effect_failed']));
     const [r] = await h.query<{ n: string }>('SELECT count(*)::text AS n FROM retries WHERE chain_id = $1', [d.decisionId]);
     expect(r.n).toBe('2');
+  });
+
+  it('derives retry ids within the contract from the longest decision ids', async () => {
+    const [d] = await h.decisions('retry-run-4', 1, { tool: 'flaky.record', payload: { key: 'long', failTimes: 1 } });
+    d.decisionId = `long-${'x'.repeat(195)}`;
+    await h.client.send([d]);
+    const [retryId] = await retryIds(d.decisionId, 1);
+    await h.waitUntil('both attempts to end', async () => (await h.finalRows([d.decisionId, retryId])).length === 2);
+    expect(retryId.length).toBeLessThanOrEqual(200);
+    expect((await entries(d.decisionId)).map((e) => [e.decisionId, e.effectBoundary])).toEqual([
+      [d.decisionId, 'effect_failed'],
+      [retryId, 'effect_completed'],
+    ]);
   });
 
   it('does not retry a decision above the risk threshold', async () => {

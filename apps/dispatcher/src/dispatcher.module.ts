@@ -3,7 +3,14 @@ import { PrismaService, StoreFingerprint } from '@arvis/persistence';
 import { HealthController, MetricsRegistry, SERVICE_SETTINGS, ServiceRuntime } from '@arvis/runtime';
 import { demoCatalog, ToolCatalog } from '@arvis/tool-catalog';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from './config/dispatcher.config';
+import { hasFaults } from '@arvis/config';
+import { CapabilityStore, ConfirmationStore, EffectStore } from '@arvis/lifecycle';
+import { ClaimCapabilitiesService } from './claim-capabilities/claim-capabilities.service';
 import { DispatchIntentsService } from './dispatch-intents/dispatch-intents.service';
+import { ConfiguredFaults, FaultPoints, NO_FAULTS } from './fault-points/fault-points';
+import { RecordResultsService } from './record-results/record-results.service';
+import { RequestRetriesService } from './request-retries/request-retries.service';
+import { RunClaimedService } from './run-claimed/run-claimed.service';
 import { IntentsConsumer } from './dispatch-intents/intents.consumer';
 import { RecoverEffectsService } from './recover-effects/recover-effects.service';
 import { RunToolService } from './run-tool/run-tool.service';
@@ -41,7 +48,15 @@ export class DispatcherModule {
         },
         ServiceRuntime,
         MetricsRegistry,
+        { provide: FaultPoints, useValue: hasFaults(config.faults) ? new ConfiguredFaults(config.faults) : NO_FAULTS },
+        CapabilityStore,
+        EffectStore,
+        ConfirmationStore,
         RunToolService,
+        RequestRetriesService,
+        RecordResultsService,
+        RunClaimedService,
+        ClaimCapabilitiesService,
         DispatchIntentsService,
         RecoverEffectsService,
       ],

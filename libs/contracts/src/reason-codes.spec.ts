@@ -1,7 +1,7 @@
 import { REASON_CODES_VERSION, ReasonCode, SPEC_VERSION } from './index';
 
 describe('reason codes', () => {
-  it('lists exactly the 28 codes of DESIGN.md, in order', () => {
+  it('lists exactly the 30 codes of version 2, in order', () => {
     expect(ReasonCode.options).toEqual([
       'malformed_message',
       'payload_too_large',
@@ -31,8 +31,10 @@ describe('reason codes', () => {
       'tool_timeout',
       'tool_output_invalid',
       'audit_incomplete',
+      'dispatcher_lost_before_effect',
+      'dispatcher_lost_during_effect',
     ]);
-    expect(ReasonCode.options).toHaveLength(28);
+    expect(ReasonCode.options).toHaveLength(30);
   });
 
   it('is closed: an unknown code is refused', () => {
@@ -40,7 +42,7 @@ describe('reason codes', () => {
   });
 
   it('pins the contract versions', () => {
-    expect(REASON_CODES_VERSION).toBe(1);
+    expect(REASON_CODES_VERSION).toBe(2);
     expect(SPEC_VERSION).toBe(1);
   });
 });

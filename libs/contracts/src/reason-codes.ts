@@ -4,7 +4,7 @@ export const SPEC_VERSION = 1 as const;
 
 // Closed and versioned: adding a code is a contract change, so consumers can pin the version
 // they were built against instead of discovering new codes in production.
-export const REASON_CODES_VERSION = 1 as const;
+export const REASON_CODES_VERSION = 2 as const;
 
 export const ReasonCode = z.enum([
   'malformed_message',
@@ -35,5 +35,9 @@ export const ReasonCode = z.enum([
   'tool_timeout',
   'tool_output_invalid',
   'audit_incomplete',
+  // Version 2. Recovery: the dispatcher that claimed the capability is gone, before its body
+  // started (nothing ran) or while it ran (it may have acted).
+  'dispatcher_lost_before_effect',
+  'dispatcher_lost_during_effect',
 ]);
 export type ReasonCode = z.infer<typeof ReasonCode>;

@@ -1,7 +1,8 @@
 import { canonicalJson, chainHash } from '@arvis/effect-context';
-import { isFinalKind, SPEC_VERSION, type JournalEntry, type JournalEntryDraft } from '@arvis/contracts';
+import { isFinalKind, JournalEntryDraftSchema, SPEC_VERSION, type JournalEntry } from '@arvis/contracts';
 import { insertRows, type ColumnMap, type Tx } from '@arvis/persistence';
 import { enqueueOutbox } from '@arvis/outbox';
+import type { JournalDraft } from './entries';
 
 interface JournalRow {
   journalSeq: bigint;
@@ -27,24 +28,43 @@ const JOURNAL_COLUMNS: ColumnMap<JournalRow> = {
   recorded_at: ['timestamptz', (r) => new Date(r.entry.recordedAt)],
 };
 
+/** A draft the contract's kind table refuses: a fault in the writer, never chained. */
+export class JournalDraftError extends Error {
+  constructor(readonly decisionId: string, detail: string) {
+    super(`journal draft for ${decisionId} refused by the contract: ${detail}`);
+    this.name = 'JournalDraftError';
+  }
+}
+
+/** Every draft, stamped, parsed against the contract (kind table included) before it is chained. */
+function stamp(drafts: readonly JournalDraft[], recordedAt: string) {
+  return drafts.map((d) => {
+    const parsed = JournalEntryDraftSchema.safeParse({ ...d, specVersion: SPEC_VERSION, recordedAt });
+    if (!parsed.success) {
+      throw new JournalDraftError(d.decisionId, parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    }
+    return parsed.data;
+  });
+}
+
 /**
  * Appends entries to the global hash chain and copies them to the journal topic through the
  * outbox, inside the caller's transaction. The chain head row is locked (FOR UPDATE) so
  * journalSeq and prevHash are assigned in one order across every writer of both apps; callers
- * append last in their transaction to hold that lock briefly.
+ * append last in their transaction to hold that lock briefly. recordedAt is the database's time.
  */
-export async function appendJournal(tx: Tx, drafts: JournalEntryDraft[], journalTopic: string): Promise<JournalEntry[]> {
+export async function appendJournal(tx: Tx, drafts: readonly JournalDraft[], journalTopic: string): Promise<JournalEntry[]> {
   if (drafts.length === 0) return [];
-  const head = await tx.$queryRaw<{ last_seq: bigint; last_hash: string }[]>`
-    SELECT last_seq, last_hash FROM journal_head WHERE id = 1 FOR UPDATE`;
+  const head = await tx.$queryRaw<{ last_seq: bigint; last_hash: string; db_now: Date }[]>`
+    SELECT last_seq, last_hash, now() AS db_now FROM journal_head WHERE id = 1 FOR UPDATE`;
   if (head.length !== 1) throw new Error('journal_head row missing: run the migrations');
   let seq = BigInt(head[0].last_seq);
   let prevHash = head[0].last_hash;
   const entries: JournalEntry[] = [];
   const rows: JournalRow[] = [];
-  for (const draft of drafts) {
+  for (const draft of stamp(drafts, head[0].db_now.toISOString())) {
     seq += 1n;
-    const unhashed = { ...draft, specVersion: SPEC_VERSION, journalSeq: seq.toString(), prevHash };
+    const unhashed = { ...draft, journalSeq: seq.toString(), prevHash };
     const hash = chainHash(prevHash, unhashed);
     const entry = { ...unhashed, hash } as JournalEntry;
     entries.push(entry);

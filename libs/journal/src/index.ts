@@ -1,1 +1,10 @@
-export { appendJournal } from './append-journal';
+export { appendJournal, JournalDraftError } from './append-journal';
+export {
+  auditIncompleteEntry,
+  capabilityRefusalEntry,
+  toolResultEntry,
+  type CapabilityFacts,
+  type DecisionFacts,
+  type JournalDraft,
+  type ResultFields,
+} from './entries';

@@ -23,6 +23,13 @@ const DispatcherEnv = z.object({
   RECOVERY_INTERVAL_MS: envInt(5000, 100),
   /** Added to a tool's timeout: past it, a started effect without a result is effect_state_unknown. */
   RECOVERY_GRACE_MS: envInt(10000, 0),
+  /**
+   * A consumed capability whose body has not started is kept claimed by its dispatcher's
+   * heartbeat; past this without one, recovery ends it effect_not_started (nothing ran).
+   */
+  RECOVERY_PENDING_GRACE_MS: envInt(30000, 300),
+  /** How long recording a slice's results waits out a database outage before marking them audit-incomplete. */
+  RECORD_RESULTS_MAX_WAIT_MS: envInt(600000, 1000),
   /** An accepted intent still not consumed after this long is delivered again. */
   REDELIVER_AFTER_MS: envInt(60000, 100),
   /** Total attempts of one logical action (the first plus its retries), as the reference allows. */
@@ -47,7 +54,13 @@ export function loadDispatcherConfig(env?: Record<string, string | undefined>) {
     verificationKeys: e.INTENT_VERIFICATION_KEYS,
     acceptedCatalogFingerprints: e.ACCEPTED_CATALOG_FINGERPRINTS,
     retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, maxRisk: e.RETRY_MAX_RISK },
-    recovery: { intervalMs: e.RECOVERY_INTERVAL_MS, graceMs: e.RECOVERY_GRACE_MS, redeliverAfterMs: e.REDELIVER_AFTER_MS },
+    recovery: {
+      intervalMs: e.RECOVERY_INTERVAL_MS,
+      graceMs: e.RECOVERY_GRACE_MS,
+      pendingGraceMs: e.RECOVERY_PENDING_GRACE_MS,
+      redeliverAfterMs: e.REDELIVER_AFTER_MS,
+    },
+    recording: { maxWaitMs: e.RECORD_RESULTS_MAX_WAIT_MS },
   };
 }
 

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { JournalEntryDraft } from '@arvis/contracts';
-import { appendJournal } from '@arvis/journal';
+import { appendJournal, toolResultEntry, type CapabilityFacts } from '@arvis/journal';
+import { ConfirmationStore, EffectStore, type LostEffect } from '@arvis/lifecycle';
 import { enqueueOutbox } from '@arvis/outbox';
-import { PrismaService } from '@arvis/persistence';
+import { PrismaService, type Tx } from '@arvis/persistence';
 import { PeriodicTask } from '@arvis/runtime';
-import { finalizeConfirmations } from '../classify-result/finalize-confirmations';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
+import { RequestRetriesService } from '../request-retries/request-retries.service';
 
 export interface RecoveryPass {
   unknown: number;
@@ -14,10 +14,17 @@ export interface RecoveryPass {
 
 const BATCH = 500;
 
+const LOST_MESSAGES: Record<LostEffect['reasonCode'], string> = {
+  dispatcher_lost_before_effect: 'the dispatcher that consumed the capability stopped before the tool started; nothing ran',
+  dispatcher_lost_during_effect: 'no result recorded before the deadline; the tool may have acted',
+};
+
 /**
  * At start-up and then periodically:
  * - a started effect past its deadline with no result (its dispatcher died, or hung past its
  *   tool's timeout) becomes effect_state_unknown: the tool may have acted, so it never runs again;
+ * - a claim (consumed, body not started) past its deadline becomes effect_not_started: nothing
+ *   ran, so the decision may be retried;
  * - an accepted intent whose capability is still minted long after it was committed is
  *   delivered again, as the same signed message (never a second capability).
  * Several dispatchers may run this at once: each row is claimed by one conditional UPDATE.
@@ -30,6 +37,9 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
   constructor(
     @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
     private readonly prisma: PrismaService,
+    private readonly effects: EffectStore,
+    private readonly confirmations: ConfirmationStore,
+    private readonly retries: RequestRetriesService,
   ) {
     this.task = new PeriodicTask('recovery', config.recovery.intervalMs, () => this.pass(), this.log);
   }
@@ -49,58 +59,53 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
     return { unknown, redelivered };
   }
 
+  /**
+   * Claims and started effects past their deadline: their dispatcher is gone (or hung past the
+   * tool's timeout). Each gets its final entry here, once; a claim that never started is retried
+   * like a failure (nothing ran), within the same risk and attempt limits.
+   */
   private closeExpiredEffects(): Promise<number> {
     return this.prisma.tx(async (tx) => {
-      const closed = await tx.$queryRaw<
-        {
-          capability_id: string;
-          decision_id: string;
-          run_id: string;
-          causal_id: string;
-          tenant: string;
-          principal: string;
-          tool: string;
-          intent_commitment: string;
-          idempotency_key: string;
-        }[]
-      >`
-        WITH expired AS (
-          SELECT capability_id FROM effects
-          WHERE state = 'effect_started' AND deadline_at < now()
-          ORDER BY deadline_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-        UPDATE effects e SET state = 'effect_state_unknown', reason_code = 'tool_timeout', finished_at = now()
-        FROM expired x, intents i
-        WHERE e.capability_id = x.capability_id AND e.state = 'effect_started' AND i.intent_id = e.intent_id
-        RETURNING e.capability_id, e.decision_id, i.run_id, i.causal_id, i.tenant, i.principal, i.tool,
-                  i.intent_commitment, i.idempotency_key`;
-      await finalizeConfirmations(tx, closed.map((c) => c.capability_id), closed.map(() => 'effect_state_unknown'));
-      const at = new Date().toISOString();
+      const lost = await this.effects.closeLost(tx, BATCH);
+      if (lost.length === 0) return 0;
+      const facts = await this.factsOf(tx, lost.map((l) => l.capabilityId));
+      await this.confirmations.finalize(tx, lost.map((l) => l.capabilityId), lost.map((l) => l.state));
+      await this.retries.request(tx, lost.filter((l) => l.state === 'effect_not_started').map((l) => facts.get(l.capabilityId)!));
       await appendJournal(
         tx,
-        closed.map(
-          (c) =>
-            ({
-              kind: 'tool_result',
-              decisionId: c.decision_id,
-              runId: c.run_id,
-              causalId: c.causal_id,
-              tenant: c.tenant,
-              principal: c.principal,
-              tool: c.tool,
-              capabilityId: c.capability_id,
-              intentCommitment: c.intent_commitment,
-              idempotencyKey: c.idempotency_key,
-              effectBoundary: 'effect_state_unknown',
-              success: false,
-              reasonCode: 'tool_timeout',
-              error: { code: 'tool_timeout', message: 'no result recorded before the deadline; the tool may have acted' },
-              recordedAt: at,
-            }) as JournalEntryDraft,
+        lost.map((l) =>
+          toolResultEntry(facts.get(l.capabilityId)!, {
+            effectBoundary: l.state,
+            success: false,
+            reasonCode: l.reasonCode,
+            error: { code: l.reasonCode, message: LOST_MESSAGES[l.reasonCode] },
+          }),
         ),
         this.config.topics.journal,
       );
-      return closed.length;
+      return lost.length;
     });
+  }
+
+  private async factsOf(tx: Tx, capabilityIds: string[]): Promise<Map<string, CapabilityFacts>> {
+    const rows = await tx.intent.findMany({ where: { capabilityId: { in: capabilityIds } } });
+    if (rows.length !== capabilityIds.length) throw new Error(`found ${rows.length} intents for ${capabilityIds.length} lost effects`);
+    return new Map(
+      rows.map((i) => [
+        i.capabilityId,
+        {
+          decisionId: i.decisionId,
+          runId: i.runId,
+          causalId: i.causalId,
+          tenant: i.tenant,
+          principal: i.principal,
+          tool: i.tool,
+          capabilityId: i.capabilityId,
+          intentCommitment: i.intentCommitment,
+          idempotencyKey: i.idempotencyKey,
+        },
+      ]),
+    );
   }
 
   private redeliverUnconsumedIntents(): Promise<number> {

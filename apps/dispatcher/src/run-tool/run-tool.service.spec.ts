@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { buildEffectContext } from '@arvis/effect-context';
 import { defineTool, ToolCatalog } from '@arvis/tool-catalog';
-import type { DispatcherConfig } from '../config/dispatcher.config';
+import { NO_FAULTS } from '../fault-points/fault-points';
 import type { ToolBody, ToolInvocation } from '../tools/tool-body';
 import { ForbiddenRouteError, issueConsumptionProof } from './consumption-proof';
 import { RunToolService } from './run-tool.service';
@@ -36,8 +36,7 @@ function runner(execute: (inv: ToolInvocation) => Promise<unknown>): { service: 
       return execute(inv);
     },
   };
-  const config = { faults: {} } as DispatcherConfig;
-  return { service: new RunToolService(new ToolCatalog([spec]), [body], config), seen };
+  return { service: new RunToolService(new ToolCatalog([spec]), [body], NO_FAULTS), seen };
 }
 
 const prepared = (payload: Record<string, unknown>) => ({

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AuthorizedEffectContext } from '@arvis/effect-context';
-import { faultFor } from '@arvis/config';
 import { ToolCatalog } from '@arvis/tool-catalog';
-import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
+import { FaultPoints } from '../fault-points/fault-points';
 import { classifyResult, type Classified, type ToolOutcome } from '../classify-result/classify-result';
 import { TOOL_BODIES, type ToolBody } from '../tools/tool-body';
 import { redeemConsumptionProof, type ConsumptionProof } from './consumption-proof';
@@ -17,7 +16,7 @@ export interface PreparedRun {
 }
 
 /**
- * Runs one tool body for a capability this dispatcher has consumed. Only DispatchIntentsService
+ * Runs one tool body for a capability this dispatcher has consumed. Only RunClaimedService
  * calls it, after effect_started has committed; there is no other route to a tool body.
  */
 @Injectable()
@@ -27,7 +26,7 @@ export class RunToolService {
   constructor(
     private readonly catalog: ToolCatalog,
     @Inject(TOOL_BODIES) bodies: ToolBody[],
-    @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
+    private readonly faults: FaultPoints,
   ) {
     this.bodies = new Map(bodies.map((b) => [b.name, b]));
   }
@@ -66,10 +65,7 @@ export class RunToolService {
       })
       .then(
         (output): ToolOutcome => {
-          if (faultFor(this.config.faults.dispatcherCrashInsideTool, p.decisionId)) {
-            // Fault point: the tool has acted; no result has been recorded.
-            process.kill(process.pid, 'SIGKILL');
-          }
+          this.faults.afterToolBody(p.decisionId);
           return { kind: 'returned', output, latencyMs: elapsed() };
         },
         (error: unknown): ToolOutcome => ({

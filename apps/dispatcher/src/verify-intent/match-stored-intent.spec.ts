@@ -1,6 +1,6 @@
 import type { IntentMessage } from '@arvis/contracts';
 import { intentCommitmentOf } from '@arvis/effect-context';
-import { matchStoredIntent, type StoredIntent } from './verify-intent';
+import { matchStoredIntent, type StoredIntent } from './match-stored-intent';
 
 const fp = 'f'.repeat(64);
 const stored: StoredIntent = {

@@ -1,0 +1,120 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { appendJournal, capabilityRefusalEntry, type JournalDraft } from '@arvis/journal';
+import { CapabilityStore, ConfirmationStore, EffectStore } from '@arvis/lifecycle';
+import { deadLetterRow, enqueueOutbox, type OutboxRow } from '@arvis/outbox';
+import { PrismaService, StoreFingerprint, type Tx } from '@arvis/persistence';
+import { ToolCatalog } from '@arvis/tool-catalog';
+import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
+import { factsOf, type ClaimedIntent } from '../dispatch-intents/claimed-intent';
+import { matchStoredIntent, type StoredIntent } from '../verify-intent/match-stored-intent';
+import { checkStoredIntegrity } from '../verify-intent/stored-intent-integrity';
+import type { VerifiedIntent } from '../verify-intent/verify-intent-messages';
+
+interface Presented extends VerifiedIntent {
+  stored: StoredIntent;
+}
+
+export interface ClaimOutcome {
+  claimed: ClaimedIntent[];
+  /** Presented with a capability another dispatcher (or an earlier delivery) already consumed. */
+  lost: number;
+  /** Ended here, before any effect: activation failed or the catalog diverged. */
+  refused: number;
+}
+
+/**
+ * One transaction per slice: the signed messages are matched with their stored intents (a
+ * mismatch is dead-lettered), each capability is checked against what was committed (a changed
+ * row is revoked: capability_activation_failed), an intent from a catalog this dispatcher does not
+ * accept is revoked (frozen_surface_diverged), and the rest are activated, consumed and claimed.
+ */
+@Injectable()
+export class ClaimCapabilitiesService {
+  private readonly acceptedFingerprints: ReadonlySet<string>;
+
+  constructor(
+    @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
+    private readonly prisma: PrismaService,
+    private readonly storeFingerprint: StoreFingerprint,
+    private readonly capabilities: CapabilityStore,
+    private readonly effects: EffectStore,
+    private readonly confirmations: ConfirmationStore,
+    catalog: ToolCatalog,
+  ) {
+    this.acceptedFingerprints = new Set([catalog.fingerprint, ...config.acceptedCatalogFingerprints]);
+  }
+
+  claim(verified: readonly VerifiedIntent[], deadLetters: OutboxRow[]): Promise<ClaimOutcome> {
+    return this.prisma.tx(async (tx) => {
+      const presented = await this.matchStored(tx, verified, deadLetters);
+      // One capability per intent: a duplicate message in the same slice is the same claim.
+      const unique = [...new Map(presented.map((p) => [p.intent.capabilityId, p])).values()];
+      const caps = new Map((await this.capabilities.lockInOrder(tx, unique.map((u) => u.intent.capabilityId))).map((c) => [c.capabilityId, c]));
+      const journal: JournalDraft[] = [];
+      const intact: ClaimedIntent[] = [];
+      const broken: { p: Presented; detail: string }[] = [];
+      const diverged: Presented[] = [];
+      for (const p of unique) {
+        if (!this.acceptedFingerprints.has(p.stored.catalogFingerprint)) {
+          diverged.push(p);
+          continue;
+        }
+        const integrity = checkStoredIntegrity(p.stored, caps.get(p.intent.capabilityId));
+        if (integrity.ok) intact.push({ intent: p.intent, stored: p.stored, payload: integrity.payload, effectContext: integrity.effectContext });
+        else broken.push({ p, detail: integrity.detail });
+      }
+      journal.push(...(await this.revokeBroken(tx, broken)), ...(await this.revokeDiverged(tx, diverged)));
+      const claimed = await this.consume(tx, intact);
+      await enqueueOutbox(tx, deadLetters);
+      await appendJournal(tx, journal, this.config.topics.journal);
+      return { claimed, lost: intact.length - claimed.length, refused: journal.length };
+    });
+  }
+
+  private async matchStored(tx: Tx, verified: readonly VerifiedIntent[], deadLetters: OutboxRow[]): Promise<Presented[]> {
+    const rows = await tx.intent.findMany({ where: { intentId: { in: verified.map((v) => v.intent.intentId) } } });
+    const byId = new Map(rows.map((s) => [s.intentId, s as StoredIntent]));
+    const presented: Presented[] = [];
+    for (const v of verified) {
+      const stored = byId.get(v.intent.intentId);
+      const mismatch = matchStoredIntent(v.intent, stored, this.storeFingerprint.value);
+      if (mismatch) deadLetters.push(deadLetterRow(v.message, this.config.topics.intentsDlq, 'untrusted_tool_authorization_outcome', mismatch, new Date()));
+      else presented.push({ ...v, stored: stored! });
+    }
+    return presented;
+  }
+
+  /** Only the revoking UPDATE journals, so a redelivered tampered intent ends its decision once. */
+  private async revokeBroken(tx: Tx, broken: readonly { p: Presented; detail: string }[]): Promise<JournalDraft[]> {
+    const revoked = await this.capabilities.revoke(tx, broken.map((b) => b.p.intent.capabilityId), 'capability_activation_failed', ['minted', 'activated']);
+    await this.confirmations.finalize(tx, [...revoked], [...revoked].map(() => 'pre_effect_refusal'));
+    return broken
+      .filter((b) => revoked.has(b.p.intent.capabilityId))
+      .map((b) => capabilityRefusalEntry(factsOf(b.p), 'capability_activation_failed', `${b.detail}; revoked`));
+  }
+
+  private async revokeDiverged(tx: Tx, diverged: readonly Presented[]): Promise<JournalDraft[]> {
+    const revoked = await this.capabilities.revoke(tx, diverged.map((d) => d.intent.capabilityId), 'frozen_surface_diverged', ['minted']);
+    await this.confirmations.finalize(tx, [...revoked], [...revoked].map(() => 'pre_effect_refusal'));
+    return diverged
+      .filter((d) => revoked.has(d.intent.capabilityId))
+      .map((d) => capabilityRefusalEntry(factsOf(d), 'frozen_surface_diverged', 'catalog fingerprint not accepted by this dispatcher'));
+  }
+
+  /** Activate, consume and claim (effect_pending): the winners are this dispatcher's to run. */
+  private async consume(tx: Tx, intact: readonly ClaimedIntent[]): Promise<ClaimedIntent[]> {
+    const won = await this.capabilities.activateAndConsume(
+      tx,
+      intact.map((c) => ({ capabilityId: c.intent.capabilityId, receiptId: c.intent.receipt.receiptId })),
+      this.config.dispatcherId,
+    );
+    const mine = intact.filter((c) => won.has(c.intent.capabilityId));
+    await this.effects.claim(
+      tx,
+      mine.map((m) => ({ capabilityId: m.intent.capabilityId, intentId: m.intent.intentId, decisionId: m.intent.decisionId, idempotencyKey: m.stored.idempotencyKey })),
+      this.config.dispatcherId,
+      this.config.recovery.pendingGraceMs,
+    );
+    return mine;
+  }
+}

@@ -1,0 +1,110 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { appendJournal, auditIncompleteEntry, toolResultEntry } from '@arvis/journal';
+import { ConfirmationStore, EffectStore } from '@arvis/lifecycle';
+import { isTransientDatabaseError, PrismaService, type Tx } from '@arvis/persistence';
+import { ToolCatalog } from '@arvis/tool-catalog';
+import type { Classified } from '../classify-result/classify-result';
+import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
+import { factsOf, type ClaimedIntent } from '../dispatch-intents/claimed-intent';
+import { FaultPoints } from '../fault-points/fault-points';
+import { RequestRetriesService } from '../request-retries/request-retries.service';
+
+export interface RanIntent {
+  claimed: ClaimedIntent;
+  result: Classified;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The effects already happened, so their results are never dropped: recording waits out a
+ * database outage with backoff (up to the configured bound, minutes), and a result that fails
+ * for any other reason is isolated by halving its group, so one entry that cannot be journaled
+ * does not spoil the others. Only that one is then marked audit-incomplete.
+ */
+@Injectable()
+export class RecordResultsService {
+  private readonly log = new Logger(RecordResultsService.name);
+
+  constructor(
+    @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
+    private readonly prisma: PrismaService,
+    private readonly effects: EffectStore,
+    private readonly confirmations: ConfirmationStore,
+    private readonly retries: RequestRetriesService,
+    private readonly catalog: ToolCatalog,
+    private readonly faults: FaultPoints,
+  ) {}
+
+  async record(ran: readonly RanIntent[]): Promise<void> {
+    if (ran.length === 0) return;
+    await this.recordOrSplit(ran, Date.now() + this.config.recording.maxWaitMs);
+  }
+
+  private async recordOrSplit(ran: readonly RanIntent[], waitUntil: number): Promise<void> {
+    try {
+      await this.whileTransient(waitUntil, () => this.prisma.tx((tx) => this.recordOnce(tx, ran)));
+    } catch (e) {
+      if (ran.length === 1) return this.markAuditIncomplete(ran, e as Error, waitUntil);
+      const mid = Math.ceil(ran.length / 2);
+      this.log.warn(`recording ${ran.length} result(s) failed (${(e as Error).message}); recording halves apart`);
+      await this.recordOrSplit(ran.slice(0, mid), waitUntil);
+      await this.recordOrSplit(ran.slice(mid), waitUntil);
+    }
+  }
+
+  /** Retries `fn` with backoff while the database is unreachable, until `waitUntil`; other faults are thrown. */
+  private async whileTransient<T>(waitUntil: number, fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (e) {
+        if (!isTransientDatabaseError(e) || Date.now() >= waitUntil) throw e;
+        this.log.warn(`database unavailable while recording results (attempt ${attempt}): ${(e as Error).message}`);
+        await sleep(Math.min(100 * 2 ** attempt, 5000));
+      }
+    }
+  }
+
+  private async recordOnce(tx: Tx, ran: readonly RanIntent[]): Promise<void> {
+    const finished = await this.effects.finish(
+      tx,
+      ran.map((r) => ({ capabilityId: r.claimed.intent.capabilityId, state: r.result.effectBoundary, reasonCode: r.result.reasonCode ?? null })),
+    );
+    this.faults.failRecording(ran.map((r) => r.claimed.intent.decisionId));
+    if (finished.size < ran.length) this.log.warn(`${ran.length - finished.size} result(s) arrived after recovery had closed them`);
+    const closed = ran.filter((r) => finished.has(r.claimed.intent.capabilityId));
+    await this.confirmations.finalize(tx, closed.map((r) => r.claimed.intent.capabilityId), closed.map((r) => r.result.effectBoundary));
+    await this.retries.request(tx, closed.filter((r) => this.retryable(r)).map((r) => r.claimed.intent));
+    await appendJournal(tx, closed.map((r) => toolResultEntry(factsOf(r.claimed), r.result)), this.config.topics.journal);
+  }
+
+  /** The spec's half of the retry conditions; risk and attempts are checked in SQL. */
+  private retryable({ claimed, result }: RanIntent): boolean {
+    const spec = this.catalog.get(claimed.stored.tool);
+    return result.effectBoundary === 'effect_failed' && !!spec && spec.retryable && !(spec.sideEffectful && !spec.idempotent);
+  }
+
+  /**
+   * The effect happened but its result cannot be journaled: say so, visibly, on the run and in
+   * the journal (a non-final audit_incomplete entry), and record the classified state so recovery
+   * does not call it unknown. The effect is never refused after the fact.
+   */
+  private async markAuditIncomplete(ran: readonly RanIntent[], cause: Error, waitUntil: number): Promise<void> {
+    const reason = `result not journaled: ${cause.message}`.slice(0, 500);
+    this.log.error(`${ran.length} effect result(s) could not be journaled; marking their runs audit-incomplete: ${cause.message}`);
+    await this.whileTransient(waitUntil, () =>
+      this.prisma.tx(async (tx) => {
+        const runIds = [...new Set(ran.map((r) => r.claimed.intent.runId))];
+        await tx.$executeRaw`
+          INSERT INTO runs (run_id, audit_incomplete, audit_incomplete_reason, updated_at)
+          SELECT r, true, ${reason}, now() FROM unnest(${runIds}::text[]) AS r
+          ON CONFLICT (run_id) DO UPDATE SET audit_incomplete = true, audit_incomplete_reason = EXCLUDED.audit_incomplete_reason, updated_at = now()`;
+        const results = ran.map((r) => ({ capabilityId: r.claimed.intent.capabilityId, state: r.result.effectBoundary, reasonCode: null }));
+        await this.effects.finishAuditIncomplete(tx, results);
+        await this.confirmations.finalize(tx, results.map((r) => r.capabilityId), results.map((r) => r.state));
+        await appendJournal(tx, ran.map((r) => auditIncompleteEntry(factsOf(r.claimed), r.result.effectBoundary, reason)), this.config.topics.journal);
+      }),
+    );
+  }
+}

@@ -1,0 +1,42 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Tx } from '@arvis/persistence';
+import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
+
+export interface RetryCandidate {
+  decisionId: string;
+  causalId: string;
+  runId: string;
+}
+
+/**
+ * A retry is a row, created in the transaction that records the result it answers: attempts are
+ * counted from the retries table, the risk comes from the decision as received, and the chain is
+ * the parent's (a retry of a retry stays in its first decision's chain). The authorizer's worker
+ * turns each row into a new decision that goes through the whole path again.
+ *
+ * The retry's decisionId is derived, never built by concatenating client text: `arvis.retry.`,
+ * 40 hex characters of the chain's SHA-256 and the attempt. It stays within the contract's 200
+ * characters whatever the chain id, and the `arvis.` prefix is refused on decisions from outside,
+ * so no client can take a retry's id first.
+ */
+@Injectable()
+export class RequestRetriesService {
+  constructor(@Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig) {}
+
+  async request(tx: Tx, candidates: readonly RetryCandidate[]): Promise<number> {
+    if (candidates.length === 0) return 0;
+    return tx.$executeRaw`
+      INSERT INTO retries (decision_id, chain_id, attempt, parent_decision_id, parent_causal_id, run_id, status)
+      SELECT 'arvis.retry.' || left(encode(sha256(convert_to(c.chain_id, 'UTF8')), 'hex'), 40) || '.' || n.next_attempt,
+             c.chain_id, n.next_attempt, v.decision_id, v.causal_id, v.run_id, 'pending'
+      FROM unnest(${candidates.map((c) => c.decisionId)}::text[], ${candidates.map((c) => c.causalId)}::text[],
+                  ${candidates.map((c) => c.runId)}::text[]) AS v(decision_id, causal_id, run_id)
+      JOIN decision_inbox di ON di.decision_id = v.decision_id
+      LEFT JOIN retries parent ON parent.decision_id = v.decision_id
+      CROSS JOIN LATERAL (SELECT coalesce(parent.chain_id, v.decision_id) AS chain_id) c
+      CROSS JOIN LATERAL (SELECT count(*)::int + 1 AS next_attempt FROM retries r WHERE r.chain_id = c.chain_id) n
+      WHERE (di.body::jsonb ->> 'riskScore')::float8 <= ${this.config.retry.maxRisk}
+        AND n.next_attempt < ${this.config.retry.maxAttempts}
+      ON CONFLICT DO NOTHING`;
+  }
+}

@@ -1,0 +1,79 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { EffectStore } from '@arvis/lifecycle';
+import { PrismaService } from '@arvis/persistence';
+import { ToolCatalog } from '@arvis/tool-catalog';
+import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
+import type { ClaimedIntent } from '../dispatch-intents/claimed-intent';
+import { RecordResultsService } from '../record-results/record-results.service';
+import { issueConsumptionProof } from '../run-tool/consumption-proof';
+import { RunToolService } from '../run-tool/run-tool.service';
+
+/**
+ * Runs a slice's claimed intents a group at a time (the tool concurrency): each group is marked
+ * effect_started in one statement right before its bodies start, with deadlines from then, and
+ * its results are recorded as soon as the group is done. A crash therefore leaves unknown only
+ * the bodies of one group; the rest are either recorded or still merely claimed. While the slice
+ * runs, a heartbeat keeps the claims not yet started from being taken for a dead dispatcher's.
+ */
+@Injectable()
+export class RunClaimedService {
+  private readonly log = new Logger(RunClaimedService.name);
+
+  constructor(
+    @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
+    private readonly prisma: PrismaService,
+    private readonly effects: EffectStore,
+    private readonly catalog: ToolCatalog,
+    private readonly tools: RunToolService,
+    private readonly recorder: RecordResultsService,
+  ) {}
+
+  /** Returns how many bodies ran. */
+  async run(claimed: readonly ClaimedIntent[]): Promise<number> {
+    const waiting = new Set(claimed.map((c) => c.intent.capabilityId));
+    const heartbeat = this.keepClaimed(waiting);
+    let ran = 0;
+    try {
+      const size = this.config.toolConcurrency;
+      for (let i = 0; i < claimed.length; i += size) {
+        const group = claimed.slice(i, i + size);
+        const started = await this.effects.start(
+          this.prisma,
+          group.map((c) => ({ capabilityId: c.intent.capabilityId, deadlineMs: this.deadlineMs(c.stored.tool) })),
+        );
+        group.forEach((c) => waiting.delete(c.intent.capabilityId));
+        const runnable = group.filter((c) => started.has(c.intent.capabilityId));
+        if (runnable.length < group.length) this.log.warn(`${group.length - runnable.length} claim(s) were closed by recovery before they started; not run`);
+        const results = await Promise.all(runnable.map((c) => this.runOne(c)));
+        await this.recorder.record(runnable.map((claimed, j) => ({ claimed, result: results[j] })));
+        ran += runnable.length;
+      }
+      return ran;
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private runOne(c: ClaimedIntent) {
+    return this.tools.run(issueConsumptionProof(c.intent.capabilityId), {
+      decisionId: c.intent.decisionId,
+      capabilityId: c.intent.capabilityId,
+      tool: c.stored.tool,
+      payload: c.payload.value,
+      effectContext: c.effectContext,
+      idempotencyKey: c.stored.idempotencyKey,
+    });
+  }
+
+  private deadlineMs(tool: string): number {
+    return (this.catalog.get(tool)?.timeoutMs ?? 0) + this.config.recovery.graceMs;
+  }
+
+  private keepClaimed(waiting: Set<string>): NodeJS.Timeout {
+    const grace = this.config.recovery.pendingGraceMs;
+    return setInterval(() => {
+      if (waiting.size === 0) return;
+      this.effects.extendPending(this.prisma, [...waiting], grace).catch((e: Error) => this.log.warn(`claim heartbeat failed: ${e.message}`));
+    }, Math.max(100, Math.floor(grace / 3)));
+  }
+}

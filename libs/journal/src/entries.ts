@@ -1,0 +1,82 @@
+import type { EffectBoundary, JournalEntryDraft, JournalError, ReasonCode, RetryInfo } from '@arvis/contracts';
+
+/**
+ * What a writer hands appendJournal: an entry without the fields the chain supplies. recordedAt
+ * is always the database's time at append, so it is not a writer's to give.
+ */
+export type JournalDraft = Omit<JournalEntryDraft, 'specVersion' | 'recordedAt'>;
+
+/** Who and what a decision is about: every entry names these. */
+export interface DecisionFacts {
+  decisionId: string;
+  runId: string;
+  causalId: string;
+  tenant: string;
+  principal: string;
+  tool: string;
+}
+
+/** A decision that reached a capability: its committed intent. */
+export interface CapabilityFacts extends DecisionFacts {
+  capabilityId: string;
+  intentCommitment: string;
+  idempotencyKey: string;
+  retry?: RetryInfo;
+}
+
+/** A classified outcome (effect boundary first, success second). */
+export interface ResultFields {
+  effectBoundary: EffectBoundary;
+  success: boolean;
+  reasonCode?: ReasonCode;
+  output?: unknown;
+  error?: JournalError;
+  latencyMs?: number;
+}
+
+const capabilityFields = (f: CapabilityFacts) => ({
+  decisionId: f.decisionId,
+  runId: f.runId,
+  causalId: f.causalId,
+  tenant: f.tenant,
+  principal: f.principal,
+  tool: f.tool,
+  capabilityId: f.capabilityId,
+  intentCommitment: f.intentCommitment,
+  idempotencyKey: f.idempotencyKey,
+  ...(f.retry ? { retry: f.retry } : {}),
+});
+
+const resultFields = (r: ResultFields) => ({
+  effectBoundary: r.effectBoundary,
+  success: r.success,
+  ...(r.output !== undefined ? { output: r.output } : {}),
+  ...(r.error ? { error: r.error } : {}),
+  ...(r.reasonCode ? { reasonCode: r.reasonCode } : {}),
+  ...(r.latencyMs !== undefined ? { latencyMs: r.latencyMs } : {}),
+});
+
+/** The final entry of a decision whose capability was consumed, refused or revoked. */
+export function toolResultEntry(facts: CapabilityFacts, result: ResultFields): JournalDraft {
+  return { kind: 'tool_result', ...capabilityFields(facts), ...resultFields(result) };
+}
+
+/** A refusal of a capability before any effect (activation failed, catalog diverged, ...). */
+export function capabilityRefusalEntry(facts: CapabilityFacts, code: ReasonCode, message: string): JournalDraft {
+  return toolResultEntry(facts, { effectBoundary: 'pre_effect_refusal', success: false, reasonCode: code, error: { code, message } });
+}
+
+/**
+ * The non-final entry saying an effect's result could not be journaled: the effect boundary is
+ * the true one, the reason is audit_incomplete.
+ */
+export function auditIncompleteEntry(facts: CapabilityFacts, boundary: EffectBoundary, reason: string): JournalDraft {
+  return {
+    kind: 'audit_incomplete',
+    ...capabilityFields(facts),
+    effectBoundary: boundary,
+    success: false,
+    reasonCode: 'audit_incomplete',
+    error: { code: 'audit_incomplete', message: reason },
+  };
+}

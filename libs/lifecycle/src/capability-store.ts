@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import type { ReasonCode } from '@arvis/contracts';
+import { expectMoved, type Sql } from './sql';
+
+export interface CapabilityForActivation {
+  capabilityId: string;
+  commitment: string;
+  snapshot: string | null;
+}
+
+export interface Activation {
+  capabilityId: string;
+  receiptId: string;
+}
+
+/**
+ * The only writer of `capabilities` in the dispatcher: minted -> activated -> consumed, or
+ * minted/activated -> revoked. Every batch change first locks its rows in id order, so two
+ * dispatchers handling overlapping sets in different orders wait for each other instead of
+ * deadlocking (an UPDATE ... = ANY(...) locks rows in whatever order its plan visits them).
+ */
+@Injectable()
+export class CapabilityStore {
+  async lockInOrder(tx: Sql, capabilityIds: readonly string[]): Promise<CapabilityForActivation[]> {
+    if (capabilityIds.length === 0) return [];
+    const rows = await tx.$queryRaw<{ capability_id: string; commitment: string; snapshot: string | null }[]>`
+      SELECT capability_id, commitment, snapshot FROM capabilities
+      WHERE capability_id = ANY(${[...capabilityIds]}::text[]) ORDER BY capability_id FOR UPDATE`;
+    return rows.map((r) => ({ capabilityId: r.capability_id, commitment: r.commitment, snapshot: r.snapshot }));
+  }
+
+  /** Revokes those still in one of `from`; returns the ids this call revoked (only they journal). */
+  async revoke(tx: Sql, capabilityIds: readonly string[], reason: ReasonCode, from: readonly ('minted' | 'activated')[]): Promise<Set<string>> {
+    if (capabilityIds.length === 0) return new Set();
+    const revoked = await tx.$queryRaw<{ capability_id: string }[]>`
+      UPDATE capabilities SET state = 'revoked', revoked_reason = ${reason}
+      WHERE capability_id = ANY(${[...capabilityIds]}::text[]) AND state = ANY(${[...from]}::text[])
+      RETURNING capability_id`;
+    return new Set(revoked.map((r) => r.capability_id));
+  }
+
+  /**
+   * minted -> activated (binding the receipt; a receipt already bound elsewhere violates a unique
+   * index) -> consumed by this dispatcher, in one transaction, so nothing is left 'activated'.
+   * Returns the ids this dispatcher consumed: the one statement that decides who runs the tool.
+   */
+  async activateAndConsume(tx: Sql, activations: readonly Activation[], dispatcherId: string): Promise<Set<string>> {
+    if (activations.length === 0) return new Set();
+    const ids = activations.map((a) => a.capabilityId);
+    const activated = await tx.$executeRaw`
+      UPDATE capabilities c SET state = 'activated', bound_receipt_id = v.receipt_id, activated_at = now()
+      FROM unnest(${ids}::text[], ${activations.map((a) => a.receiptId)}::text[]) AS v(capability_id, receipt_id)
+      WHERE c.capability_id = v.capability_id AND c.state = 'minted'`;
+    const consumed = await tx.$queryRaw<{ capability_id: string }[]>`
+      UPDATE capabilities SET state = 'consumed', consumed_by = ${dispatcherId}, consumed_at = now()
+      WHERE capability_id = ANY(${ids}::text[]) AND state = 'activated'
+      RETURNING capability_id`;
+    expectMoved('consume what was activated', consumed.length, activated);
+    return new Set(consumed.map((r) => r.capability_id));
+  }
+}

@@ -6,6 +6,7 @@ import { DISPATCHER_CONFIG, type DispatcherConfig } from './config/dispatcher.co
 import { hasFaults } from '@arvis/config';
 import { CapabilityStore, ConfirmationStore, EffectStore } from '@arvis/lifecycle';
 import { ClaimCapabilitiesService } from './claim-capabilities/claim-capabilities.service';
+import { DeduplicateEffectsService } from './deduplicate-effects/deduplicate-effects.service';
 import { DispatchIntentsService } from './dispatch-intents/dispatch-intents.service';
 import { ConfiguredFaults, FaultPoints, NO_FAULTS } from './fault-points/fault-points';
 import { RecordResultsService } from './record-results/record-results.service';
@@ -54,6 +55,7 @@ export class DispatcherModule {
         ConfirmationStore,
         RunToolService,
         RequestRetriesService,
+        DeduplicateEffectsService,
         RecordResultsService,
         RunClaimedService,
         ClaimCapabilitiesService,

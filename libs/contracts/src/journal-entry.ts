@@ -31,6 +31,8 @@ const draftShape = {
   reasonCode: ReasonCode.optional(),
   latencyMs: z.number().int().min(0).optional(),
   retry: RetryInfo.optional(),
+  /** The decision whose effect this one's result is: no tool ran for this decision. */
+  deduplicatedOf: Identifier.optional(),
   recordedAt: Rfc3339Utc,
 };
 
@@ -40,6 +42,7 @@ interface KindFields {
   success: boolean;
   error?: unknown;
   reasonCode?: ReasonCode;
+  deduplicatedOf?: string;
 }
 
 // The kind table from DESIGN.md. Enforced on drafts too, so a writer cannot chain an entry
@@ -59,6 +62,7 @@ function enforceKindTable<T extends KindFields>(e: T, ctx: z.RefinementCtx<T>): 
     else if (code !== undefined && e.reasonCode !== code) fail('reasonCode', `${e.kind} requires reasonCode ${code}`);
   };
 
+  if (e.kind !== 'tool_result' && e.deduplicatedOf !== undefined) fail('deduplicatedOf', 'only a tool_result can take another effect\'s result');
   switch (e.kind) {
     case 'tool_result':
       if (e.success) {

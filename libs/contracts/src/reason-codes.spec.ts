@@ -1,7 +1,7 @@
 import { REASON_CODES_VERSION, ReasonCode, SPEC_VERSION } from './index';
 
 describe('reason codes', () => {
-  it('lists exactly the 30 codes of version 2, in order', () => {
+  it('lists exactly the 31 codes of version 2, in order', () => {
     expect(ReasonCode.options).toEqual([
       'malformed_message',
       'payload_too_large',
@@ -33,8 +33,9 @@ describe('reason codes', () => {
       'audit_incomplete',
       'dispatcher_lost_before_effect',
       'dispatcher_lost_during_effect',
+      'idempotency_key_in_use',
     ]);
-    expect(ReasonCode.options).toHaveLength(30);
+    expect(ReasonCode.options).toHaveLength(31);
   });
 
   it('is closed: an unknown code is refused', () => {

@@ -39,5 +39,8 @@ export const ReasonCode = z.enum([
   // started (nothing ran) or while it ran (it may have acted).
   'dispatcher_lost_before_effect',
   'dispatcher_lost_during_effect',
+  // Version 2. Another decision with the same idempotency key held it and its effect did not
+  // happen (failed, refused, never started): this one did not run either, and may be retried.
+  'idempotency_key_in_use',
 ]);
 export type ReasonCode = z.infer<typeof ReasonCode>;

@@ -32,6 +32,8 @@ export interface ResultFields {
   output?: unknown;
   error?: JournalError;
   latencyMs?: number;
+  /** The decision whose effect this result is; no tool ran for this one. */
+  deduplicatedOf?: string;
 }
 
 const capabilityFields = (f: CapabilityFacts) => ({
@@ -54,6 +56,7 @@ const resultFields = (r: ResultFields) => ({
   ...(r.error ? { error: r.error } : {}),
   ...(r.reasonCode ? { reasonCode: r.reasonCode } : {}),
   ...(r.latencyMs !== undefined ? { latencyMs: r.latencyMs } : {}),
+  ...(r.deduplicatedOf !== undefined ? { deduplicatedOf: r.deduplicatedOf } : {}),
 });
 
 /** The final entry of a decision whose capability was consumed, refused or revoked. */

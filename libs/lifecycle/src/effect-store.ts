@@ -7,7 +7,29 @@ export interface ClaimedEffect {
   intentId: string;
   decisionId: string;
   idempotencyKey: string;
+  /** The tool does not declare itself safe to repeat: one live effect per idempotency key. */
+  holdsKey: boolean;
 }
+
+/** A claim whose idempotency key another effect holds: it never runs its tool. */
+export interface DuplicateClaim {
+  capabilityId: string;
+  holderCapabilityId: string;
+  holderDecisionId: string;
+  /** Still in flight: the duplicate waits (effect_waiting) and is closed with the holder. */
+  holderState: 'effect_pending' | 'effect_started' | 'effect_completed' | 'effect_state_unknown';
+}
+
+/** A duplicate closed along with its holder. */
+export interface ClosedWaiter {
+  capabilityId: string;
+  holderCapabilityId: string;
+  state: EffectBoundary;
+}
+
+const LIVE_STATES = ['effect_pending', 'effect_started', 'effect_completed', 'effect_state_unknown'];
+/** The holder's outcome a duplicate takes; any other outcome released the key without an effect. */
+const SHARED_OUTCOMES: ReadonlySet<string> = new Set(['effect_completed', 'effect_state_unknown']);
 
 export interface EffectToStart {
   capabilityId: string;
@@ -37,16 +59,79 @@ export interface LostEffect {
  */
 @Injectable()
 export class EffectStore {
-  async claim(tx: Sql, effects: readonly ClaimedEffect[], dispatcherId: string, pendingGraceMs: number): Promise<void> {
-    if (effects.length === 0) return;
-    const inserted = await tx.$executeRaw`
-      INSERT INTO effects (capability_id, intent_id, decision_id, idempotency_key, state, dispatcher_id, claimed_at, deadline_at)
-      SELECT v.capability_id, v.intent_id, v.decision_id, v.idempotency_key, 'effect_pending', ${dispatcherId}, now(),
+  /**
+   * Claims consumed capabilities (effect_pending). A claim whose key another live effect holds is
+   * not inserted by the first statement; it is recorded as that effect's duplicate instead, after
+   * locking the holder's row so the holder cannot close between our look and our insert.
+   */
+  async claim(tx: Sql, effects: readonly ClaimedEffect[], dispatcherId: string, pendingGraceMs: number): Promise<DuplicateClaim[]> {
+    if (effects.length === 0) return [];
+    const inserted = await tx.$queryRaw<{ capability_id: string }[]>`
+      INSERT INTO effects (capability_id, intent_id, decision_id, idempotency_key, holds_key, state, dispatcher_id, claimed_at, deadline_at)
+      SELECT v.capability_id, v.intent_id, v.decision_id, v.idempotency_key, v.holds_key, 'effect_pending', ${dispatcherId}, now(),
              now() + make_interval(secs => ${pendingGraceMs}::float8 / 1000)
       FROM unnest(${effects.map((e) => e.capabilityId)}::text[], ${effects.map((e) => e.intentId)}::text[],
-                  ${effects.map((e) => e.decisionId)}::text[], ${effects.map((e) => e.idempotencyKey)}::text[])
-           AS v(capability_id, intent_id, decision_id, idempotency_key)`;
-    expectMoved('claim effects', inserted, effects.length);
+                  ${effects.map((e) => e.decisionId)}::text[], ${effects.map((e) => e.idempotencyKey)}::text[],
+                  ${effects.map((e) => e.holdsKey)}::boolean[])
+           AS v(capability_id, intent_id, decision_id, idempotency_key, holds_key)
+      ON CONFLICT (idempotency_key) WHERE holds_key AND state IN ('effect_pending', 'effect_started', 'effect_completed', 'effect_state_unknown')
+      DO NOTHING
+      RETURNING capability_id`;
+    const done = new Set(inserted.map((r) => r.capability_id));
+    const rest = effects.filter((e) => !done.has(e.capabilityId));
+    if (rest.some((e) => !e.holdsKey)) throw new Error('an effect that holds no key was not claimed');
+    return this.recordDuplicates(tx, rest, dispatcherId);
+  }
+
+  private async recordDuplicates(tx: Sql, duplicates: readonly ClaimedEffect[], dispatcherId: string): Promise<DuplicateClaim[]> {
+    if (duplicates.length === 0) return [];
+    const holders = await tx.$queryRaw<{ capability_id: string; decision_id: string; idempotency_key: string; state: DuplicateClaim['holderState'] }[]>`
+      SELECT capability_id, decision_id, idempotency_key, state FROM effects
+      WHERE holds_key AND idempotency_key = ANY(${duplicates.map((d) => d.idempotencyKey)}::text[]) AND state = ANY(${LIVE_STATES}::text[])
+      ORDER BY capability_id FOR UPDATE`;
+    const byKey = new Map(holders.map((h) => [h.idempotency_key, h]));
+    const found = duplicates.filter((d) => byKey.has(d.idempotencyKey));
+    // A holder that closed without an effect between the two statements: the key is free again,
+    // but this claim lost its turn; it ends as not run and may be retried.
+    const orphans = duplicates.filter((d) => !byKey.has(d.idempotencyKey));
+    const rows = [
+      ...found.map((d) => {
+        const h = byKey.get(d.idempotencyKey)!;
+        const shared = SHARED_OUTCOMES.has(h.state);
+        return { d, holder: h.capability_id, state: shared ? h.state : 'effect_waiting', reason: shared ? 'deduplicated' : null };
+      }),
+      ...orphans.map((d) => ({ d, holder: null, state: 'effect_not_started', reason: 'idempotency_key_in_use' })),
+    ];
+    const moved = await tx.$executeRaw`
+      INSERT INTO effects (capability_id, intent_id, decision_id, idempotency_key, holds_key, state, reason_code, waits_for, dispatcher_id, claimed_at, finished_at)
+      SELECT v.capability_id, v.intent_id, v.decision_id, v.idempotency_key, false, v.state, v.reason, v.holder, ${dispatcherId}, now(),
+             CASE WHEN v.state = 'effect_waiting' THEN NULL ELSE now() END
+      FROM unnest(${rows.map((r) => r.d.capabilityId)}::text[], ${rows.map((r) => r.d.intentId)}::text[], ${rows.map((r) => r.d.decisionId)}::text[],
+                  ${rows.map((r) => r.d.idempotencyKey)}::text[], ${rows.map((r) => r.state)}::text[], ${rows.map((r) => r.reason)}::text[],
+                  ${rows.map((r) => r.holder)}::text[]) AS v(capability_id, intent_id, decision_id, idempotency_key, state, reason, holder)`;
+    expectMoved('record duplicate claims', moved, rows.length);
+    return found.map((d) => {
+      const h = byKey.get(d.idempotencyKey)!;
+      return { capabilityId: d.capabilityId, holderCapabilityId: h.capability_id, holderDecisionId: h.decision_id, holderState: h.state };
+    });
+  }
+
+  /**
+   * Closes the duplicates waiting for these holders, in the holders' transaction: a completed or
+   * unknown holder's outcome is theirs too; any other outcome means no effect happened, so they
+   * end not run (idempotency_key_in_use) and may be retried.
+   */
+  async closeWaiters(tx: Sql, holders: readonly { capabilityId: string; state: EffectBoundary }[]): Promise<ClosedWaiter[]> {
+    if (holders.length === 0) return [];
+    const rows = await tx.$queryRaw<{ capability_id: string; waits_for: string; state: EffectBoundary }[]>`
+      UPDATE effects w
+      SET state = CASE WHEN v.state IN ('effect_completed', 'effect_state_unknown') THEN v.state ELSE 'effect_not_started' END,
+          reason_code = CASE WHEN v.state IN ('effect_completed', 'effect_state_unknown') THEN 'deduplicated' ELSE 'idempotency_key_in_use' END,
+          finished_at = now()
+      FROM unnest(${holders.map((h) => h.capabilityId)}::text[], ${holders.map((h) => h.state)}::text[]) AS v(capability_id, state)
+      WHERE w.waits_for = v.capability_id AND w.state = 'effect_waiting'
+      RETURNING w.capability_id, w.waits_for, w.state`;
+    return rows.map((r) => ({ capabilityId: r.capability_id, holderCapabilityId: r.waits_for, state: r.state }));
   }
 
   /** Heartbeat of a live dispatcher: its claims not yet started stay claimed. */

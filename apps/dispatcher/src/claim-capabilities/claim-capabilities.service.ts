@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { appendJournal, capabilityRefusalEntry, type JournalDraft } from '@arvis/journal';
-import { CapabilityStore, ConfirmationStore, EffectStore } from '@arvis/lifecycle';
+import { CapabilityStore, ConfirmationStore, EffectStore, type DuplicateClaim } from '@arvis/lifecycle';
 import { deadLetterRow, enqueueOutbox, type OutboxRow } from '@arvis/outbox';
 import { PrismaService, StoreFingerprint, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
+import { DeduplicateEffectsService } from '../deduplicate-effects/deduplicate-effects.service';
 import { factsOf, type ClaimedIntent } from '../dispatch-intents/claimed-intent';
 import { matchStoredIntent, type StoredIntent } from '../verify-intent/match-stored-intent';
 import { checkStoredIntegrity } from '../verify-intent/stored-intent-integrity';
@@ -20,6 +21,8 @@ export interface ClaimOutcome {
   lost: number;
   /** Ended here, before any effect: activation failed or the catalog diverged. */
   refused: number;
+  /** Claims whose idempotency key another effect holds: they take its outcome, never run. */
+  deduplicated: number;
 }
 
 /**
@@ -39,7 +42,8 @@ export class ClaimCapabilitiesService {
     private readonly capabilities: CapabilityStore,
     private readonly effects: EffectStore,
     private readonly confirmations: ConfirmationStore,
-    catalog: ToolCatalog,
+    private readonly dedupe: DeduplicateEffectsService,
+    private readonly catalog: ToolCatalog,
   ) {
     this.acceptedFingerprints = new Set([catalog.fingerprint, ...config.acceptedCatalogFingerprints]);
   }
@@ -64,10 +68,13 @@ export class ClaimCapabilitiesService {
         else broken.push({ p, detail: integrity.detail });
       }
       journal.push(...(await this.revokeBroken(tx, broken)), ...(await this.revokeDiverged(tx, diverged)));
-      const claimed = await this.consume(tx, intact);
+      const { mine, duplicates } = await this.consume(tx, intact);
+      const refused = journal.length;
+      journal.push(...(await this.dedupe.settleDuplicates(tx, duplicates)));
       await enqueueOutbox(tx, deadLetters);
       await appendJournal(tx, journal, this.config.topics.journal);
-      return { claimed, lost: intact.length - claimed.length, refused: journal.length };
+      const waiting = new Set(duplicates.map((d) => d.capabilityId));
+      return { claimed: mine.filter((m) => !waiting.has(m.intent.capabilityId)), lost: intact.length - mine.length, refused, deduplicated: duplicates.length };
     });
   }
 
@@ -101,20 +108,30 @@ export class ClaimCapabilitiesService {
       .map((d) => capabilityRefusalEntry(factsOf(d), 'frozen_surface_diverged', 'catalog fingerprint not accepted by this dispatcher'));
   }
 
-  /** Activate, consume and claim (effect_pending): the winners are this dispatcher's to run. */
-  private async consume(tx: Tx, intact: readonly ClaimedIntent[]): Promise<ClaimedIntent[]> {
+  /**
+   * Activate, consume and claim (effect_pending): the winners are this dispatcher's to run, but
+   * for those whose idempotency key another live effect holds (duplicates, never run).
+   */
+  private async consume(tx: Tx, intact: readonly ClaimedIntent[]): Promise<{ mine: ClaimedIntent[]; duplicates: DuplicateClaim[] }> {
     const won = await this.capabilities.activateAndConsume(
       tx,
       intact.map((c) => ({ capabilityId: c.intent.capabilityId, receiptId: c.intent.receipt.receiptId })),
       this.config.dispatcherId,
     );
     const mine = intact.filter((c) => won.has(c.intent.capabilityId));
-    await this.effects.claim(
+    const duplicates = await this.effects.claim(
       tx,
-      mine.map((m) => ({ capabilityId: m.intent.capabilityId, intentId: m.intent.intentId, decisionId: m.intent.decisionId, idempotencyKey: m.stored.idempotencyKey })),
+      mine.map((m) => ({
+        capabilityId: m.intent.capabilityId,
+        intentId: m.intent.intentId,
+        decisionId: m.intent.decisionId,
+        idempotencyKey: m.stored.idempotencyKey,
+        // A tool that dedupes by the key itself is safe to repeat; the others hold their key.
+        holdsKey: !this.catalog.get(m.stored.tool)?.idempotent,
+      })),
       this.config.dispatcherId,
       this.config.recovery.pendingGraceMs,
     );
-    return mine;
+    return { mine, duplicates };
   }
 }

@@ -6,6 +6,7 @@ import { ToolCatalog } from '@arvis/tool-catalog';
 import type { Classified } from '../classify-result/classify-result';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import { factsOf, type ClaimedIntent } from '../dispatch-intents/claimed-intent';
+import { DeduplicateEffectsService, type HolderOutcome } from '../deduplicate-effects/deduplicate-effects.service';
 import { FaultPoints } from '../fault-points/fault-points';
 import { RequestRetriesService } from '../request-retries/request-retries.service';
 
@@ -13,6 +14,8 @@ export interface RanIntent {
   claimed: ClaimedIntent;
   result: Classified;
 }
+
+const holderOutcome = (r: RanIntent): HolderOutcome => ({ capabilityId: r.claimed.intent.capabilityId, decisionId: r.claimed.intent.decisionId, result: r.result });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -34,6 +37,7 @@ export class RecordResultsService {
     private readonly retries: RequestRetriesService,
     private readonly catalog: ToolCatalog,
     private readonly faults: FaultPoints,
+    private readonly dedupe: DeduplicateEffectsService,
   ) {}
 
   async record(ran: readonly RanIntent[]): Promise<void> {
@@ -76,7 +80,8 @@ export class RecordResultsService {
     const closed = ran.filter((r) => finished.has(r.claimed.intent.capabilityId));
     await this.confirmations.finalize(tx, closed.map((r) => r.claimed.intent.capabilityId), closed.map((r) => r.result.effectBoundary));
     await this.retries.request(tx, closed.filter((r) => this.retryable(r)).map((r) => r.claimed.intent));
-    await appendJournal(tx, closed.map((r) => toolResultEntry(factsOf(r.claimed), r.result)), this.config.topics.journal);
+    const waiters = await this.dedupe.closeWaiters(tx, closed.map(holderOutcome));
+    await appendJournal(tx, [...closed.map((r) => toolResultEntry(factsOf(r.claimed), r.result)), ...waiters], this.config.topics.journal);
   }
 
   /** The spec's half of the retry conditions; risk and attempts are checked in SQL. */
@@ -103,7 +108,12 @@ export class RecordResultsService {
         const results = ran.map((r) => ({ capabilityId: r.claimed.intent.capabilityId, state: r.result.effectBoundary, reasonCode: null }));
         await this.effects.finishAuditIncomplete(tx, results);
         await this.confirmations.finalize(tx, results.map((r) => r.capabilityId), results.map((r) => r.state));
-        await appendJournal(tx, ran.map((r) => auditIncompleteEntry(factsOf(r.claimed), r.result.effectBoundary, reason)), this.config.topics.journal);
+        const waiters = await this.dedupe.closeWaiters(tx, ran.map(holderOutcome));
+        await appendJournal(
+          tx,
+          [...ran.map((r) => auditIncompleteEntry(factsOf(r.claimed), r.result.effectBoundary, reason)), ...waiters],
+          this.config.topics.journal,
+        );
       }),
     );
   }

@@ -1,10 +1,12 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { appendJournal, toolResultEntry, type CapabilityFacts } from '@arvis/journal';
+import { appendJournal, toolResultEntry } from '@arvis/journal';
 import { ConfirmationStore, EffectStore, type LostEffect } from '@arvis/lifecycle';
 import { enqueueOutbox } from '@arvis/outbox';
-import { PrismaService, type Tx } from '@arvis/persistence';
+import { PrismaService } from '@arvis/persistence';
 import { PeriodicTask } from '@arvis/runtime';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
+import { DeduplicateEffectsService } from '../deduplicate-effects/deduplicate-effects.service';
+import { storedFactsOf } from '../dispatch-intents/stored-facts';
 import { RequestRetriesService } from '../request-retries/request-retries.service';
 
 export interface RecoveryPass {
@@ -40,6 +42,7 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
     private readonly effects: EffectStore,
     private readonly confirmations: ConfirmationStore,
     private readonly retries: RequestRetriesService,
+    private readonly dedupe: DeduplicateEffectsService,
   ) {
     this.task = new PeriodicTask('recovery', config.recovery.intervalMs, () => this.pass(), this.log);
   }
@@ -68,44 +71,18 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
     return this.prisma.tx(async (tx) => {
       const lost = await this.effects.closeLost(tx, BATCH);
       if (lost.length === 0) return 0;
-      const facts = await this.factsOf(tx, lost.map((l) => l.capabilityId));
+      const facts = await storedFactsOf(tx, lost.map((l) => l.capabilityId));
       await this.confirmations.finalize(tx, lost.map((l) => l.capabilityId), lost.map((l) => l.state));
       await this.retries.request(tx, lost.filter((l) => l.state === 'effect_not_started').map((l) => facts.get(l.capabilityId)!));
-      await appendJournal(
-        tx,
-        lost.map((l) =>
-          toolResultEntry(facts.get(l.capabilityId)!, {
-            effectBoundary: l.state,
-            success: false,
-            reasonCode: l.reasonCode,
-            error: { code: l.reasonCode, message: LOST_MESSAGES[l.reasonCode] },
-          }),
-        ),
-        this.config.topics.journal,
-      );
+      const outcomes = lost.map((l) => ({
+        capabilityId: l.capabilityId,
+        decisionId: l.decisionId,
+        result: { effectBoundary: l.state, success: false, reasonCode: l.reasonCode, error: { code: l.reasonCode, message: LOST_MESSAGES[l.reasonCode] } },
+      }));
+      const waiters = await this.dedupe.closeWaiters(tx, outcomes);
+      await appendJournal(tx, [...outcomes.map((o) => toolResultEntry(facts.get(o.capabilityId)!, o.result)), ...waiters], this.config.topics.journal);
       return lost.length;
     });
-  }
-
-  private async factsOf(tx: Tx, capabilityIds: string[]): Promise<Map<string, CapabilityFacts>> {
-    const rows = await tx.intent.findMany({ where: { capabilityId: { in: capabilityIds } } });
-    if (rows.length !== capabilityIds.length) throw new Error(`found ${rows.length} intents for ${capabilityIds.length} lost effects`);
-    return new Map(
-      rows.map((i) => [
-        i.capabilityId,
-        {
-          decisionId: i.decisionId,
-          runId: i.runId,
-          causalId: i.causalId,
-          tenant: i.tenant,
-          principal: i.principal,
-          tool: i.tool,
-          capabilityId: i.capabilityId,
-          intentCommitment: i.intentCommitment,
-          idempotencyKey: i.idempotencyKey,
-        },
-      ]),
-    );
   }
 
   private redeliverUnconsumedIntents(): Promise<number> {

@@ -1,7 +1,7 @@
 import { REASON_CODES_VERSION, ReasonCode, SPEC_VERSION } from './index';
 
 describe('reason codes', () => {
-  it('lists exactly the 28 codes of DESIGN.md, in order', () => {
+  it('lists exactly the 28 codes of docs/wire-contract.md, in order', () => {
     expect(ReasonCode.options).toEqual([
       'malformed_message',
       'payload_too_large',

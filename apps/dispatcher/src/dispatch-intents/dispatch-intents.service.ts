@@ -337,7 +337,7 @@ export class DispatchIntentsService {
     });
   }
 
-  /** The spec's half of the reference's retry conditions; risk and attempts are checked in SQL. */
+  /** The spec's half of the retry conditions (ADR 0012); risk and attempts are checked in SQL. */
   private retryable(w: Won, r: Classified): boolean {
     const spec = this.catalog.get(w.stored.tool);
     return r.effectBoundary === 'effect_failed' && !!spec && spec.retryable && !(spec.sideEffectful && !spec.idempotent);

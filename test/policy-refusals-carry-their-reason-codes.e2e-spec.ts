@@ -6,7 +6,7 @@ import { Stack } from './support/stack';
 
 // Every policy refusal through the running authorizer (production profile): one final
 // authorization_refusal with its reason code, and no intent, capability use or effect.
-// Decisions that break several gates at once prove the order of the gates (DESIGN.md step 2).
+// Decisions that break several gates at once prove the order of the gates (docs/architecture.md step 3, ADR 0014).
 
 type Build = (h: Harness) => Promise<Omit<DecisionInput, 'decisionId' | 'causalId' | 'runId'>>;
 const mail = { to: 'bob@example.com', subject: 'hi', body: 'hello' };

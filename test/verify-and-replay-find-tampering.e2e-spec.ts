@@ -15,7 +15,7 @@ interface CliResult {
   stderr: string;
 }
 
-// DESIGN guarantee: replay reproduces results without running a tool; verify finds a row
+// Guarantee (ADR 0017): replay reproduces results without running a tool; verify finds a row
 // changed, deleted, reordered or truncated. The CLI runs as the analyst runs it: the compiled
 // build, as its own process, configured only through the environment.
 describe('the analyst CLI (verify, run, replay, tail)', () => {

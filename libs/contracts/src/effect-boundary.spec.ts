@@ -1,7 +1,7 @@
 import { EffectBoundary, FINAL_JOURNAL_KINDS, JournalKind, isFinalKind } from './index';
 
 describe('effect boundary and journal kinds', () => {
-  it('lists exactly the six effect boundaries of DESIGN.md', () => {
+  it('lists exactly the six effect boundaries of docs/wire-contract.md', () => {
     expect(EffectBoundary.options).toEqual([
       'pre_effect_refusal',
       'effect_not_started',
@@ -12,7 +12,7 @@ describe('effect boundary and journal kinds', () => {
     ]);
   });
 
-  it('lists exactly the five journal kinds of DESIGN.md', () => {
+  it('lists exactly the five journal kinds of docs/wire-contract.md', () => {
     expect(JournalKind.options).toEqual([
       'tool_result',
       'authorization_refusal',

@@ -45,7 +45,7 @@ interface KindFields {
   deduplicatedOf?: string;
 }
 
-// The kind table from DESIGN.md. Enforced on drafts too, so a writer cannot chain an entry
+// The kind table of docs/wire-contract.md. Enforced on drafts too, so a writer cannot chain an entry
 // that an auditor would later reject.
 function enforceKindTable<T extends KindFields>(e: T, ctx: z.RefinementCtx<T>): void {
   const fail = (path: keyof KindFields, message: string): void => {

@@ -1,7 +1,7 @@
 import { REASON_CODES_VERSION, ReasonCode, SPEC_VERSION } from './index';
 
 describe('reason codes', () => {
-  it('lists exactly the 31 codes of version 2, in order', () => {
+  it('lists exactly the 31 codes of version 2 (docs/wire-contract.md), in order', () => {
     expect(ReasonCode.options).toEqual([
       'malformed_message',
       'payload_too_large',

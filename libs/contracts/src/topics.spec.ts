@@ -1,7 +1,7 @@
 import { DEFAULT_TOPICS, TopicsSchema } from './index';
 
 describe('topics', () => {
-  it('defaults to the topic names of DESIGN.md', () => {
+  it('defaults to the topic names of docs/wire-contract.md', () => {
     expect(DEFAULT_TOPICS).toEqual({
       decisions: 'arvis.decisions',
       decisionsDlq: 'arvis.decisions.dlq',

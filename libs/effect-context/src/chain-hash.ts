@@ -7,7 +7,7 @@ export const GENESIS_HASH = '0'.repeat(64);
 const HEX64 = /^[0-9a-f]{64}$/;
 
 /**
- * DESIGN step 10: hash = SHA-256(prevHash ‖ JCS(entry without hash)). The entry must not
+ * docs/wire-contract.md, journal chain: hash = SHA-256(prevHash ‖ JCS(entry without hash)). The entry must not
  * carry `hash` at all (not even undefined): hashing an entry that already contains a hash
  * would make the chain depend on whatever stale value was left there.
  */

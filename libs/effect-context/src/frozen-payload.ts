@@ -3,7 +3,7 @@ import { deepFreeze } from './deep-freeze';
 import { sha256Hex } from './hash';
 
 /**
- * A tool payload fixed at authorization time (DESIGN step 2): one canonical byte string and
+ * A tool payload fixed at authorization time (docs/architecture.md, step 3): one canonical byte string and
  * its SHA-256 feed every later check. `value` is re-parsed from `canonical`, so it is exactly
  * what was hashed and shares nothing with the caller's object.
  */

@@ -20,7 +20,7 @@ import {
 } from './authorization.types';
 
 /**
- * The policy, in DESIGN.md step 2's order: identity, frozen payload, unknown tool, input schema,
+ * The policy, in the order of docs/architecture.md step 3 (ADR 0014): identity, frozen payload, unknown tool, input schema,
  * confirmation, risk, consent gate, egress gate, confirmation required. Every check after the
  * freeze sees only the frozen payload. Gate data comes from the host's tables, never the message.
  */

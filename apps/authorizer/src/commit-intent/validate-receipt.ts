@@ -25,7 +25,7 @@ const filled = (v: unknown): v is string => typeof v === 'string' && v.length > 
 
 /**
  * Checks the receipt the intent sink returned against the intent it was asked to record, in the
- * reference's order (arvis-reference.md section 4 E). Null when the receipt is exact.
+ * order listed in docs/wire-contract.md (audit receipt). Null when the receipt is exact.
  */
 export function validateReceipt(receipt: unknown, expected: ExpectedReceipt): ReceiptReason | null {
   if (typeof receipt !== 'object' || receipt === null || Array.isArray(receipt)) return 'receipt_wrong_type';

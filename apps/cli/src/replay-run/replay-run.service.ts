@@ -31,7 +31,7 @@ export interface ReplayReport {
 }
 
 /**
- * DESIGN step 12: rebuilds a run's results from stored material only. It reads (never writes)
+ * docs/architecture.md, step 15: rebuilds a run's results from stored material only. It reads (never writes)
  * the journal, intents and capabilities, recomputes each hash and commitment, and never
  * activates a capability or calls a tool: nothing here can reach a tool.
  */

@@ -48,7 +48,7 @@ export type RowCheck =
   | { ok: true; entry: StoredEntry }
   | { ok: false; problem: 'hash' | 'consistency'; detail: string; entry: StoredEntry | null };
 
-/** Recomputes a row's hash from its own prev_hash and stored entry (DESIGN step 10). */
+/** Recomputes a row's hash from its own prev_hash and stored entry (docs/wire-contract.md, journal chain). */
 export function checkRowHash(row: JournalRow): RowCheck {
   const entry = parseEntry(row);
   if (!entry) return { ok: false, problem: 'hash', detail: 'entry is not a JSON object (row changed)', entry };

@@ -32,7 +32,7 @@ const DispatcherEnv = z.object({
   RECORD_RESULTS_MAX_WAIT_MS: envInt(600000, 1000),
   /** An accepted intent still not consumed after this long is delivered again. */
   REDELIVER_AFTER_MS: envInt(60000, 100),
-  /** Total attempts of one logical action (the first plus its retries), as the reference allows. */
+  /** Total attempts of one logical action (the first plus its retries); see ADR 0012. */
   RETRY_MAX_ATTEMPTS: envInt(3, 1, 10),
   /** A decision above this risk score is not retried automatically. */
   RETRY_MAX_RISK: z.preprocess((v) => (v === undefined || v === '' ? 0.6 : v), z.coerce.number().min(0).max(1)),

@@ -7,6 +7,8 @@ import { hasFaults } from '@arvis/config';
 import { CapabilityStore, ConfirmationStore, EffectStore } from '@arvis/lifecycle';
 import { ClaimCapabilitiesService } from './claim-capabilities/claim-capabilities.service';
 import { DeduplicateEffectsService } from './deduplicate-effects/deduplicate-effects.service';
+import { IntentsLag } from './redeliver-intents/intents-lag';
+import { RedeliverIntentsService } from './redeliver-intents/redeliver-intents.service';
 import { DispatchIntentsService } from './dispatch-intents/dispatch-intents.service';
 import { ConfiguredFaults, FaultPoints, NO_FAULTS } from './fault-points/fault-points';
 import { RecordResultsService } from './record-results/record-results.service';
@@ -56,6 +58,8 @@ export class DispatcherModule {
         RunToolService,
         RequestRetriesService,
         DeduplicateEffectsService,
+        IntentsLag,
+        RedeliverIntentsService,
         RecordResultsService,
         RunClaimedService,
         ClaimCapabilitiesService,

@@ -32,6 +32,8 @@ const DispatcherEnv = z.object({
   RECORD_RESULTS_MAX_WAIT_MS: envInt(600000, 1000),
   /** An accepted intent still not consumed after this long is delivered again. */
   REDELIVER_AFTER_MS: envInt(60000, 100),
+  /** Redeliveries (the wait doubling each time) before an intent never activated is ended as capability_activation_failed. */
+  REDELIVER_MAX_ATTEMPTS: envInt(5, 0, 20),
   /** Total attempts of one logical action (the first plus its retries); see ADR 0012. */
   RETRY_MAX_ATTEMPTS: envInt(3, 1, 10),
   /** A decision above this risk score is not retried automatically. */
@@ -59,6 +61,7 @@ export function loadDispatcherConfig(env?: Record<string, string | undefined>) {
       graceMs: e.RECOVERY_GRACE_MS,
       pendingGraceMs: e.RECOVERY_PENDING_GRACE_MS,
       redeliverAfterMs: e.REDELIVER_AFTER_MS,
+      redeliverMaxAttempts: e.REDELIVER_MAX_ATTEMPTS,
     },
     recording: { maxWaitMs: e.RECORD_RESULTS_MAX_WAIT_MS },
   };

@@ -1,17 +1,18 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { appendJournal, toolResultEntry } from '@arvis/journal';
 import { ConfirmationStore, EffectStore, type LostEffect } from '@arvis/lifecycle';
-import { enqueueOutbox } from '@arvis/outbox';
 import { PrismaService } from '@arvis/persistence';
 import { PeriodicTask } from '@arvis/runtime';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import { DeduplicateEffectsService } from '../deduplicate-effects/deduplicate-effects.service';
 import { storedFactsOf } from '../dispatch-intents/stored-facts';
+import { RedeliverIntentsService } from '../redeliver-intents/redeliver-intents.service';
 import { RequestRetriesService } from '../request-retries/request-retries.service';
 
 export interface RecoveryPass {
   unknown: number;
   redelivered: number;
+  abandoned: number;
 }
 
 const BATCH = 500;
@@ -28,7 +29,8 @@ const LOST_MESSAGES: Record<LostEffect['reasonCode'], string> = {
  * - a claim (consumed, body not started) past its deadline becomes effect_not_started: nothing
  *   ran, so the decision may be retried;
  * - an accepted intent whose capability is still minted long after it was committed is
- *   delivered again, as the same signed message (never a second capability).
+ *   delivered again, as the same signed message (never a second capability), a bounded number
+ *   of times (RedeliverIntentsService).
  * Several dispatchers may run this at once: each row is claimed by one conditional UPDATE.
  */
 @Injectable()
@@ -43,6 +45,7 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
     private readonly confirmations: ConfirmationStore,
     private readonly retries: RequestRetriesService,
     private readonly dedupe: DeduplicateEffectsService,
+    private readonly redelivery: RedeliverIntentsService,
   ) {
     this.task = new PeriodicTask('recovery', config.recovery.intervalMs, () => this.pass(), this.log);
   }
@@ -57,9 +60,11 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
 
   async pass(): Promise<RecoveryPass> {
     const unknown = await this.closeExpiredEffects();
-    const redelivered = await this.redeliverUnconsumedIntents();
-    if (unknown || redelivered) this.log.warn(`recovery: ${unknown} effect(s) now unknown, ${redelivered} intent(s) delivered again`);
-    return { unknown, redelivered };
+    const { redelivered, abandoned } = await this.redelivery.pass();
+    if (unknown || redelivered || abandoned) {
+      this.log.warn(`recovery: ${unknown} effect(s) closed, ${redelivered} intent(s) delivered again, ${abandoned} never-activated intent(s) ended`);
+    }
+    return { unknown, redelivered, abandoned };
   }
 
   /**
@@ -82,28 +87,6 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
       const waiters = await this.dedupe.closeWaiters(tx, outcomes);
       await appendJournal(tx, [...outcomes.map((o) => toolResultEntry(facts.get(o.capabilityId)!, o.result)), ...waiters], this.config.topics.journal);
       return lost.length;
-    });
-  }
-
-  private redeliverUnconsumedIntents(): Promise<number> {
-    const afterMs = this.config.recovery.redeliverAfterMs;
-    return this.prisma.tx(async (tx) => {
-      // Still minted, committed long ago, not delivered recently, and not waiting in the outbox.
-      const due = await tx.$queryRaw<{ run_id: string; message: string }[]>`
-        WITH due AS (
-          SELECT i.intent_id FROM capabilities c JOIN intents i ON i.intent_id = c.intent_id
-          WHERE c.state = 'minted' AND i.message IS NOT NULL
-            AND coalesce(i.last_delivered_at, i.committed_at) < now() - make_interval(secs => ${afterMs}::float8 / 1000)
-            AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.seq = i.durable_position AND o.published_at IS NULL)
-          ORDER BY i.committed_at LIMIT ${BATCH}
-          FOR UPDATE OF i SKIP LOCKED)
-        UPDATE intents i SET last_delivered_at = now() FROM due WHERE i.intent_id = due.intent_id
-        RETURNING i.run_id, i.message`;
-      await enqueueOutbox(
-        tx,
-        due.map((d) => ({ topic: this.config.topics.intents, key: d.run_id, payload: d.message })),
-      );
-      return due.length;
     });
   }
 }

@@ -1,0 +1,85 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { appendJournal, capabilityRefusalEntry } from '@arvis/journal';
+import { CapabilityStore } from '@arvis/lifecycle';
+import { enqueueOutbox } from '@arvis/outbox';
+import { PrismaService, type Tx } from '@arvis/persistence';
+import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
+import { storedFactsOf } from '../dispatch-intents/stored-facts';
+import { IntentsLag } from './intents-lag';
+
+const BATCH = 500;
+
+export interface RedeliveryPass {
+  redelivered: number;
+  /** Intents ended here: delivered the maximum number of times and never consumed. */
+  abandoned: number;
+}
+
+/**
+ * An accepted intent whose capability is still minted long after commit is delivered again, as
+ * the same signed message, from the intents row (never from a Kafka message): it may have been
+ * lost. Redeliveries back off (the wait doubles each time) and are bounded: an intent that every
+ * delivery failed to activate (its row, the store's fingerprint or the verification keys changed)
+ * ends once, here, as capability_activation_failed. Nothing is redelivered or counted while its
+ * partition is in this group's consumer lag: it may merely not have been read yet.
+ */
+@Injectable()
+export class RedeliverIntentsService {
+  constructor(
+    @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
+    private readonly prisma: PrismaService,
+    private readonly capabilities: CapabilityStore,
+    private readonly lag: IntentsLag,
+  ) {}
+
+  async pass(): Promise<RedeliveryPass> {
+    const candidates = await this.candidates(this.prisma);
+    if (candidates.length === 0) return { redelivered: 0, abandoned: 0 };
+    const lagging = await this.lag.lagging([...new Set(candidates.map((c) => c.run_id))]);
+    const due = candidates.filter((c) => !lagging.has(c.run_id)).map((c) => c.intent_id);
+    if (due.length === 0) return { redelivered: 0, abandoned: 0 };
+    return this.prisma.tx(async (tx) => {
+      const redelivered = await this.redeliver(tx, due);
+      const abandoned = await this.abandon(tx, due);
+      return { redelivered, abandoned };
+    });
+  }
+
+  /** Minted, not delivered for its backoff, and not waiting in the outbox. */
+  private candidates(sql: Pick<Tx, '$queryRaw'>) {
+    return sql.$queryRaw<{ intent_id: string; run_id: string }[]>`
+      SELECT i.intent_id, i.run_id FROM capabilities c JOIN intents i ON i.intent_id = c.intent_id
+      WHERE c.state = 'minted' AND i.message IS NOT NULL
+        AND coalesce(i.last_delivered_at, i.committed_at)
+            < now() - make_interval(secs => ${this.config.recovery.redeliverAfterMs}::float8 / 1000 * power(2, least(i.delivery_attempts, 10)))
+        AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.seq = i.durable_position AND o.published_at IS NULL)
+      ORDER BY i.committed_at LIMIT ${BATCH}`;
+  }
+
+  private async redeliver(tx: Tx, intentIds: string[]): Promise<number> {
+    const due = await tx.$queryRaw<{ run_id: string; message: string }[]>`
+      WITH due AS (
+        SELECT intent_id FROM intents
+        WHERE intent_id = ANY(${intentIds}::text[]) AND delivery_attempts < ${this.config.recovery.redeliverMaxAttempts}
+        ORDER BY intent_id FOR UPDATE SKIP LOCKED)
+      UPDATE intents i SET last_delivered_at = now(), delivery_attempts = i.delivery_attempts + 1
+      FROM due WHERE i.intent_id = due.intent_id
+      RETURNING i.run_id, i.message`;
+    await enqueueOutbox(tx, due.map((d) => ({ topic: this.config.topics.intents, key: d.run_id, payload: d.message })));
+    return due.length;
+  }
+
+  /** Only the revoking UPDATE journals, so an abandoned intent ends its decision once. */
+  private async abandon(tx: Tx, intentIds: string[]): Promise<number> {
+    const exhausted = await tx.$queryRaw<{ capability_id: string; delivery_attempts: number }[]>`
+      SELECT capability_id, delivery_attempts FROM intents
+      WHERE intent_id = ANY(${intentIds}::text[]) AND delivery_attempts >= ${this.config.recovery.redeliverMaxAttempts}`;
+    if (exhausted.length === 0) return 0;
+    await this.capabilities.lockInOrder(tx, exhausted.map((e) => e.capability_id));
+    const revoked = await this.capabilities.revoke(tx, exhausted.map((e) => e.capability_id), 'capability_activation_failed', ['minted']);
+    const facts = await storedFactsOf(tx, [...revoked]);
+    const detail = `delivered ${this.config.recovery.redeliverMaxAttempts + 1} times and never activated; revoked`;
+    await appendJournal(tx, [...revoked].map((id) => capabilityRefusalEntry(facts.get(id)!, 'capability_activation_failed', detail)), this.config.topics.journal);
+    return revoked.size;
+  }
+}

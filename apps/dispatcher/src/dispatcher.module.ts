@@ -7,6 +7,7 @@ import { hasFaults } from '@arvis/config';
 import { CapabilityStore, ConfirmationStore, EffectStore } from '@arvis/lifecycle';
 import { ClaimCapabilitiesService } from './claim-capabilities/claim-capabilities.service';
 import { DeduplicateEffectsService } from './deduplicate-effects/deduplicate-effects.service';
+import { ReconcileEffectsService } from './reconcile-effects/reconcile-effects.service';
 import { IntentsLag } from './redeliver-intents/intents-lag';
 import { RedeliverIntentsService } from './redeliver-intents/redeliver-intents.service';
 import { DispatchIntentsService } from './dispatch-intents/dispatch-intents.service';
@@ -59,6 +60,7 @@ export class DispatcherModule {
         RequestRetriesService,
         DeduplicateEffectsService,
         IntentsLag,
+        ReconcileEffectsService,
         RedeliverIntentsService,
         RecordResultsService,
         RunClaimedService,

@@ -12,13 +12,16 @@ export interface ClaimedEffect {
 }
 
 /** A claim whose idempotency key another effect holds: it never runs its tool. */
-export interface DuplicateClaim {
-  capabilityId: string;
-  holderCapabilityId: string;
-  holderDecisionId: string;
-  /** Still in flight: the duplicate waits (effect_waiting) and is closed with the holder. */
-  holderState: 'effect_pending' | 'effect_started' | 'effect_completed' | 'effect_state_unknown';
-}
+export type DuplicateClaim =
+  | {
+      capabilityId: string;
+      holderCapabilityId: string;
+      holderDecisionId: string;
+      /** Still in flight: the duplicate waits (effect_waiting) and is closed with the holder. */
+      holderState: 'effect_pending' | 'effect_started' | 'effect_completed' | 'effect_state_unknown';
+    }
+  /** The holder closed without an effect between our two statements: stored effect_not_started. */
+  | { capabilityId: string; holderCapabilityId: null; holderDecisionId: null; holderState: 'released' };
 
 /** A duplicate closed along with its holder. */
 export interface ClosedWaiter {
@@ -43,19 +46,22 @@ export interface FinishedEffect {
   reasonCode: ReasonCode | null;
 }
 
-/** A row recovery closed: what its final entry needs to name. */
+/** A claim or started effect past its deadline, locked by recovery. */
 export interface LostEffect {
   capabilityId: string;
   decisionId: string;
-  state: 'effect_not_started' | 'effect_state_unknown';
-  reasonCode: 'dispatcher_lost_before_effect' | 'dispatcher_lost_during_effect';
+  /** effect_pending: its body never started; effect_started: it may have acted. */
+  state: 'effect_pending' | 'effect_started';
+  tool: string;
+  idempotencyKey: string;
 }
 
 /**
  * The only writer of `effects`. A consumed capability gets a row `effect_pending` (claimed, no
  * body running); it becomes `effect_started` only when its body is about to start, with its
  * deadline set then; a result closes it. So a crash leaves unknown only the bodies in flight;
- * claims never started end `effect_not_started`, which proves nothing ran.
+ * claims never started end `effect_not_started`, which proves nothing ran. Started effects past
+ * their deadline are closed by recovery, after asking the tool when it can tell (reconciliation).
  */
 @Injectable()
 export class EffectStore {
@@ -85,7 +91,7 @@ export class EffectStore {
 
   private async recordDuplicates(tx: Sql, duplicates: readonly ClaimedEffect[], dispatcherId: string): Promise<DuplicateClaim[]> {
     if (duplicates.length === 0) return [];
-    const holders = await tx.$queryRaw<{ capability_id: string; decision_id: string; idempotency_key: string; state: DuplicateClaim['holderState'] }[]>`
+    const holders = await tx.$queryRaw<{ capability_id: string; decision_id: string; idempotency_key: string; state: 'effect_pending' | 'effect_started' | 'effect_completed' | 'effect_state_unknown' }[]>`
       SELECT capability_id, decision_id, idempotency_key, state FROM effects
       WHERE holds_key AND idempotency_key = ANY(${duplicates.map((d) => d.idempotencyKey)}::text[]) AND state = ANY(${LIVE_STATES}::text[])
       ORDER BY capability_id FOR UPDATE`;
@@ -110,10 +116,13 @@ export class EffectStore {
                   ${rows.map((r) => r.d.idempotencyKey)}::text[], ${rows.map((r) => r.state)}::text[], ${rows.map((r) => r.reason)}::text[],
                   ${rows.map((r) => r.holder)}::text[]) AS v(capability_id, intent_id, decision_id, idempotency_key, state, reason, holder)`;
     expectMoved('record duplicate claims', moved, rows.length);
-    return found.map((d) => {
-      const h = byKey.get(d.idempotencyKey)!;
-      return { capabilityId: d.capabilityId, holderCapabilityId: h.capability_id, holderDecisionId: h.decision_id, holderState: h.state };
-    });
+    return [
+      ...found.map((d): DuplicateClaim => {
+        const h = byKey.get(d.idempotencyKey)!;
+        return { capabilityId: d.capabilityId, holderCapabilityId: h.capability_id, holderDecisionId: h.decision_id, holderState: h.state };
+      }),
+      ...orphans.map((d): DuplicateClaim => ({ capabilityId: d.capabilityId, holderCapabilityId: null, holderDecisionId: null, holderState: 'released' })),
+    ];
   }
 
   /**
@@ -173,24 +182,27 @@ export class EffectStore {
   }
 
   /**
-   * Recovery: claims and started effects past their deadline whose dispatcher is gone (or hung).
-   * A claim never started ends effect_not_started; a started one effect_state_unknown, since the
-   * tool may have acted. Several dispatchers may run this at once: rows are claimed SKIP LOCKED.
+   * Recovery: locks claims and started effects past their deadline, whose dispatcher is gone (or
+   * hung). Several dispatchers may run this at once: rows are taken SKIP LOCKED.
    */
-  async closeLost(tx: Sql, limit: number): Promise<LostEffect[]> {
-    const rows = await tx.$queryRaw<{ capability_id: string; decision_id: string; state: LostEffect['state']; reason_code: LostEffect['reasonCode'] }[]>`
-      WITH lost AS (
-        SELECT capability_id FROM effects
-        WHERE state IN ('effect_pending', 'effect_started') AND deadline_at < now()
-        ORDER BY deadline_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-      UPDATE effects e
-      SET state = CASE e.state WHEN 'effect_pending' THEN 'effect_not_started' ELSE 'effect_state_unknown' END,
-          reason_code = CASE e.state WHEN 'effect_pending' THEN 'dispatcher_lost_before_effect' ELSE 'dispatcher_lost_during_effect' END,
-          finished_at = now()
-      FROM lost x
-      WHERE e.capability_id = x.capability_id AND e.state IN ('effect_pending', 'effect_started')
-      RETURNING e.capability_id, e.decision_id, e.state, e.reason_code`;
-    return rows.map((r) => ({ capabilityId: r.capability_id, decisionId: r.decision_id, state: r.state, reasonCode: r.reason_code }));
+  async lockLost(tx: Sql, limit: number): Promise<LostEffect[]> {
+    const rows = await tx.$queryRaw<{ capability_id: string; decision_id: string; state: LostEffect['state']; tool: string; idempotency_key: string }[]>`
+      SELECT e.capability_id, e.decision_id, e.state, i.tool, i.idempotency_key
+      FROM effects e JOIN intents i ON i.intent_id = e.intent_id
+      WHERE e.state IN ('effect_pending', 'effect_started') AND e.deadline_at < now()
+      ORDER BY e.deadline_at LIMIT ${limit} FOR UPDATE OF e SKIP LOCKED`;
+    return rows.map((r) => ({ capabilityId: r.capability_id, decisionId: r.decision_id, state: r.state, tool: r.tool, idempotencyKey: r.idempotency_key }));
+  }
+
+  /** Closes locked lost effects with the outcome recovery settled on for each. */
+  async closeLost(tx: Sql, closed: readonly FinishedEffect[]): Promise<void> {
+    if (closed.length === 0) return;
+    const moved = await tx.$executeRaw`
+      UPDATE effects e SET state = v.state, reason_code = v.reason_code, finished_at = now()
+      FROM unnest(${closed.map((c) => c.capabilityId)}::text[], ${closed.map((c) => c.state)}::text[],
+                  ${closed.map((c) => c.reasonCode)}::text[]) AS v(capability_id, state, reason_code)
+      WHERE e.capability_id = v.capability_id AND e.state IN ('effect_pending', 'effect_started')`;
+    expectMoved('close lost effects', moved, closed.length);
   }
 
   /** Results that could not be journaled: the classified state is kept so recovery leaves them alone. */

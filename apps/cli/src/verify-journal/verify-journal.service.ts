@@ -82,8 +82,8 @@ export class VerifyJournalService {
       )
     ).rows[0];
 
-    // Every consumed capability has exactly one tool_result. An effect still marked
-    // effect_started has not reported yet (or awaits recovery): in flight, not a break.
+    // Every consumed capability has exactly one tool_result. An effect still claimed, started or
+    // waiting for the holder of its idempotency key has not reported yet: in flight, not a break.
     const unmatched = await client.query<{ capability_id: string; decision_id: string; results: number; effect_state: string | null }>(
       `SELECT c.capability_id, c.decision_id, count(j.journal_seq)::int AS results, e.state AS effect_state
        FROM capabilities c
@@ -96,8 +96,9 @@ export class VerifyJournalService {
        LIMIT $1`,
       [LIST_LIMIT],
     );
+    const IN_FLIGHT = new Set(['effect_pending', 'effect_started', 'effect_waiting']);
     for (const r of unmatched.rows) {
-      if (r.results === 0 && r.effect_state === 'effect_started') {
+      if (r.results === 0 && IN_FLIGHT.has(r.effect_state ?? '')) {
         notes.push(`capability ${r.capability_id} (decision ${r.decision_id}) is in flight: consumed, no result yet`);
       } else {
         findings.push({

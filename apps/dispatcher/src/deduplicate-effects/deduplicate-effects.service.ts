@@ -36,20 +36,30 @@ export class DeduplicateEffectsService {
     private readonly retries: RequestRetriesService,
   ) {}
 
-  /** Final entries for duplicates whose holder already ended; the others wait for their holder. */
+  /**
+   * Final entries for duplicates whose holder already ended (they take its outcome) or released
+   * the key without an effect (they end not run, and are retried); the others wait for their holder.
+   */
   async settleDuplicates(tx: Tx, duplicates: readonly DuplicateClaim[]): Promise<JournalDraft[]> {
-    const settled = duplicates.filter((d) => d.holderState === 'effect_completed' || d.holderState === 'effect_state_unknown');
-    if (duplicates.length > settled.length) this.log.log(`${duplicates.length - settled.length} duplicate(s) wait for the effect holding their key`);
-    if (settled.length === 0) return [];
-    const outcomes = await this.journaledOutcomes(tx, settled.map((s) => s.holderCapabilityId));
-    const facts = await storedFactsOf(tx, settled.map((s) => s.capabilityId));
-    await this.confirmations.finalize(tx, settled.map((s) => s.capabilityId), settled.map((s) => s.holderState as EffectBoundary));
-    return settled.map((s) =>
-      toolResultEntry(facts.get(s.capabilityId)!, {
-        ...(outcomes.get(s.holderCapabilityId) ?? unjournaled(s.holderState as EffectBoundary)),
-        deduplicatedOf: s.holderDecisionId,
-      }),
-    );
+    const shared = duplicates.filter((d) => d.holderState === 'effect_completed' || d.holderState === 'effect_state_unknown');
+    const released = duplicates.filter((d) => d.holderState === 'released');
+    const waiting = duplicates.length - shared.length - released.length;
+    if (waiting > 0) this.log.log(`${waiting} duplicate(s) wait for the effect holding their key`);
+    if (shared.length + released.length === 0) return [];
+    const outcomes = await this.journaledOutcomes(tx, shared.map((s) => s.holderCapabilityId!));
+    const facts = await storedFactsOf(tx, [...shared, ...released].map((s) => s.capabilityId));
+    await this.confirmations.finalize(tx, shared.map((s) => s.capabilityId), shared.map((s) => s.holderState as EffectBoundary));
+    await this.confirmations.finalize(tx, released.map((r) => r.capabilityId), released.map(() => 'effect_not_started'));
+    await this.retries.request(tx, released.map((r) => facts.get(r.capabilityId)!));
+    return [
+      ...shared.map((s) =>
+        toolResultEntry(facts.get(s.capabilityId)!, {
+          ...(outcomes.get(s.holderCapabilityId!) ?? unjournaled(s.holderState as EffectBoundary)),
+          deduplicatedOf: s.holderDecisionId!,
+        }),
+      ),
+      ...released.map((r) => toolResultEntry(facts.get(r.capabilityId)!, NOT_RUN)),
+    ];
   }
 
   /** Closes the duplicates waiting for these holders, in the holders' transaction. */

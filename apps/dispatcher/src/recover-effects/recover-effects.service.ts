@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { appendJournal, toolResultEntry } from '@arvis/journal';
-import { ConfirmationStore, EffectStore, type LostEffect } from '@arvis/lifecycle';
+import { ConfirmationStore, EffectStore } from '@arvis/lifecycle';
 import { PrismaService } from '@arvis/persistence';
 import { PeriodicTask } from '@arvis/runtime';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import { DeduplicateEffectsService } from '../deduplicate-effects/deduplicate-effects.service';
 import { storedFactsOf } from '../dispatch-intents/stored-facts';
+import { ReconcileEffectsService } from '../reconcile-effects/reconcile-effects.service';
 import { RedeliverIntentsService } from '../redeliver-intents/redeliver-intents.service';
 import { RequestRetriesService } from '../request-retries/request-retries.service';
 
@@ -17,15 +18,11 @@ export interface RecoveryPass {
 
 const BATCH = 500;
 
-const LOST_MESSAGES: Record<LostEffect['reasonCode'], string> = {
-  dispatcher_lost_before_effect: 'the dispatcher that consumed the capability stopped before the tool started; nothing ran',
-  dispatcher_lost_during_effect: 'no result recorded before the deadline; the tool may have acted',
-};
-
 /**
  * At start-up and then periodically:
  * - a started effect past its deadline with no result (its dispatcher died, or hung past its
- *   tool's timeout) becomes effect_state_unknown: the tool may have acted, so it never runs again;
+ *   tool's timeout) is looked up by its tool when the tool can tell; otherwise it becomes
+ *   effect_state_unknown: the tool may have acted, so it never runs again;
  * - a claim (consumed, body not started) past its deadline becomes effect_not_started: nothing
  *   ran, so the decision may be retried;
  * - an accepted intent whose capability is still minted long after it was committed is
@@ -46,6 +43,7 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
     private readonly retries: RequestRetriesService,
     private readonly dedupe: DeduplicateEffectsService,
     private readonly redelivery: RedeliverIntentsService,
+    private readonly reconciler: ReconcileEffectsService,
   ) {
     this.task = new PeriodicTask('recovery', config.recovery.intervalMs, () => this.pass(), this.log);
   }
@@ -69,21 +67,20 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
 
   /**
    * Claims and started effects past their deadline: their dispatcher is gone (or hung past the
-   * tool's timeout). Each gets its final entry here, once; a claim that never started is retried
-   * like a failure (nothing ran), within the same risk and attempt limits.
+   * tool's timeout). Each gets its final entry here, once; one that did nothing (never started,
+   * or reconciled as not happened) is retried like a failure, within the risk and attempt limits.
    */
   private closeExpiredEffects(): Promise<number> {
     return this.prisma.tx(async (tx) => {
-      const lost = await this.effects.closeLost(tx, BATCH);
+      const lost = await this.effects.lockLost(tx, BATCH);
       if (lost.length === 0) return 0;
+      const verdicts = await this.reconciler.verdicts(lost);
+      await this.effects.closeLost(tx, verdicts.map((v) => v.effect));
       const facts = await storedFactsOf(tx, lost.map((l) => l.capabilityId));
-      await this.confirmations.finalize(tx, lost.map((l) => l.capabilityId), lost.map((l) => l.state));
-      await this.retries.request(tx, lost.filter((l) => l.state === 'effect_not_started').map((l) => facts.get(l.capabilityId)!));
-      const outcomes = lost.map((l) => ({
-        capabilityId: l.capabilityId,
-        decisionId: l.decisionId,
-        result: { effectBoundary: l.state, success: false, reasonCode: l.reasonCode, error: { code: l.reasonCode, message: LOST_MESSAGES[l.reasonCode] } },
-      }));
+      await this.confirmations.finalize(tx, verdicts.map((v) => v.effect.capabilityId), verdicts.map((v) => v.effect.state));
+      const notRun = verdicts.filter((v) => v.effect.state === 'effect_not_started');
+      await this.retries.request(tx, notRun.map((v) => facts.get(v.effect.capabilityId)!));
+      const outcomes = verdicts.map((v) => ({ capabilityId: v.effect.capabilityId, decisionId: facts.get(v.effect.capabilityId)!.decisionId, result: v.result }));
       const waiters = await this.dedupe.closeWaiters(tx, outcomes);
       await appendJournal(tx, [...outcomes.map((o) => toolResultEntry(facts.get(o.capabilityId)!, o.result)), ...waiters], this.config.topics.journal);
       return lost.length;

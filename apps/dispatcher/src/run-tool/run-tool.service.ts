@@ -55,14 +55,15 @@ export class RunToolService {
         resolve({ kind: 'timed_out', timeoutMs: spec.timeoutMs, latencyMs: elapsed() });
       }, spec.timeoutMs);
     });
-    const execution = body
-      .execute({
+    // Through a promise, so a body that throws before returning one is classified like any failure.
+    const execution = Promise.resolve()
+      .then(() => body.execute({
         payload: p.payload,
         effectContext: p.effectContext,
         idempotencyKey: p.idempotencyKey,
         capabilityId: p.capabilityId,
         signal: controller.signal,
-      })
+      }))
       .then(
         (output): ToolOutcome => {
           this.faults.afterToolBody(p.decisionId);

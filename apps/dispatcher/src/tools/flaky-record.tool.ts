@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ToolDatabase } from './tool-database';
-import type { ToolBody, ToolInvocation } from './tool-body';
+import type { Reconciliation, ToolBody, ToolInvocation } from './tool-body';
 
 /**
  * Demo tool for retries: counts its calls per idempotency key and fails the first `failTimes`
@@ -26,5 +26,13 @@ export class FlakyRecordTool implements ToolBody {
     );
     const effect = await this.db.query<{ id: string }>('SELECT id::text FROM flaky_effects WHERE idempotency_key = $1', [idempotencyKey]);
     return { effectId: effect.rows[0].id, calls };
+  }
+
+  /** Its effect is the one row per idempotency key; the call counter is not an effect. */
+  async reconcile({ idempotencyKey }: { idempotencyKey: string }): Promise<Reconciliation> {
+    const effect = await this.db.query<{ id: string }>('SELECT id::text FROM flaky_effects WHERE idempotency_key = $1', [idempotencyKey]);
+    if (!effect.rows[0]) return { found: 'none' };
+    const calls = await this.db.query<{ attempts: number }>('SELECT attempts FROM flaky_attempts WHERE idempotency_key = $1', [idempotencyKey]);
+    return { found: 'completed', output: { effectId: effect.rows[0].id, calls: calls.rows[0]?.attempts ?? 1 } };
   }
 }

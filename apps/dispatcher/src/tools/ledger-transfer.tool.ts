@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ToolDatabase } from './tool-database';
-import type { ToolBody, ToolInvocation } from './tool-body';
+import type { Reconciliation, ToolBody, ToolInvocation } from './tool-body';
 
 /**
  * Demo tool: an irreversible transfer that honours the idempotency key, so one logical action
@@ -21,5 +21,11 @@ export class LedgerTransferTool implements ToolBody {
     if (inserted.rows[0]) return { transferId: inserted.rows[0].id, deduplicated: false };
     const prior = await this.db.query<{ id: string }>('SELECT id::text FROM ledger_transfers WHERE idempotency_key = $1', [idempotencyKey]);
     return { transferId: prior.rows[0].id, deduplicated: true };
+  }
+
+  /** The transfer row is written in one statement keyed by the idempotency key: it is there or it is not. */
+  async reconcile({ idempotencyKey }: { idempotencyKey: string }): Promise<Reconciliation> {
+    const { rows } = await this.db.query<{ id: string }>('SELECT id::text FROM ledger_transfers WHERE idempotency_key = $1', [idempotencyKey]);
+    return rows[0] ? { found: 'completed', output: { transferId: rows[0].id, deduplicated: false } } : { found: 'none' };
   }
 }

@@ -18,7 +18,11 @@ export const EXIT = { ok: 0, usage: 1, broken: 2, unknownRun: 3 } as const;
  * this process might attempt, so read-only is enforced, not just intended.
  */
 function readOnlyPool(config: CliConfig): Pool {
-  return new Pool({ connectionString: config.databaseUrl, max: 2, application_name: 'arvis-cli', options: '-c default_transaction_read_only=on' });
+  const pool = new Pool({ connectionString: config.databaseUrl, max: 2, application_name: 'arvis-cli', options: '-c default_transaction_read_only=on' });
+  // A dropped idle connection must not kill a long `tail`; the next query reports the outage.
+  // (Inline, not @arvis/persistence: that would load Prisma's client, see above.)
+  pool.on('error', (e: Error) => process.stderr.write(`database connection lost: ${e.message}\n`));
+  return pool;
 }
 
 async function withPool<T>(config: CliConfig, use: (db: Pool) => Promise<T>): Promise<T> {

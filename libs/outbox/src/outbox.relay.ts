@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Client, Pool, type PoolClient } from 'pg';
 import type { RelaySettings } from '@arvis/config';
 import type { KafkaPublisher, OutboundMessage } from '@arvis/kafka';
+import { handleClientErrors, handlePoolErrors } from '@arvis/persistence';
 
 export interface RelayStats {
   published: number;
@@ -38,7 +39,7 @@ export class OutboxRelay {
     private readonly publisher: KafkaPublisher,
     private readonly settings: RelaySettings,
   ) {
-    this.pool = new Pool({ connectionString: databaseUrl, max: 1 });
+    this.pool = handlePoolErrors(new Pool({ connectionString: databaseUrl, max: 1 }), 'relay', (m) => this.log.warn(m));
   }
 
   async start(): Promise<void> {
@@ -54,15 +55,37 @@ export class OutboxRelay {
   private async listen(): Promise<void> {
     const client = new Client({ connectionString: this.databaseUrl });
     client.on('notification', () => this.wake());
+    let lost = false;
     client.on('error', (e) => {
+      if (lost) return;
+      lost = true;
       // The poll keeps us going; reconnect the listener in the background.
       this.log.warn(`LISTEN connection lost: ${e.message}`);
-      this.listener = undefined;
-      if (this.running) setTimeout(() => this.listen().catch(() => undefined), 1000);
+      if (this.listener === client) this.listener = undefined;
+      this.relisten();
     });
-    await client.connect();
-    await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    } catch (e) {
+      await client.end().catch(() => undefined);
+      throw e;
+    }
     this.listener = client;
+    // Rows committed while we were not listening sent no NOTIFY we heard.
+    this.wake();
+  }
+
+  /** Retries LISTEN until it works again (the database may be down for a while). */
+  private relisten(): void {
+    if (!this.running) return;
+    setTimeout(() => {
+      if (!this.running || this.listener) return;
+      this.listen().catch((e: Error) => {
+        this.log.warn(`LISTEN reconnect failed, will retry: ${e.message}`);
+        this.relisten();
+      });
+    }, 1000).unref();
   }
 
   /** Coalesces wake-ups: at most one drain at a time, and one more if woken during it. */
@@ -96,6 +119,11 @@ export class OutboxRelay {
   /** Returns how many rows it published (0 when idle or another relay holds the lock). */
   async publishOneBatch(): Promise<number> {
     const client: PoolClient = await this.pool.connect();
+    // A checked-out client has no pool listener: the connection can be cut while we wait on the
+    // broker. Note it, fail this batch at its next statement, and drop the client on release.
+    let lost: Error | undefined;
+    const onLost = (e: Error) => (lost = e);
+    client.on('error', onLost);
     try {
       await client.query('BEGIN');
       const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [RELAY_LOCK_KEY]);
@@ -141,10 +169,11 @@ export class OutboxRelay {
       this.stats.batches++;
       return rows.length;
     } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      await client.query('ROLLBACK').catch((r: Error) => (lost ??= r));
       throw e;
     } finally {
-      client.release();
+      client.off('error', onLost);
+      client.release(lost);
     }
   }
 

@@ -387,6 +387,6 @@ export class DispatchIntentsService {
   }
 
   private deadLetter(message: InboundMessage, reasonCode: ReasonCode, detail: string, receivedAt: Date): OutboxRow {
-    return deadLetterRow(message, this.config.topics.intentsDlq, reasonCode, detail, receivedAt);
+    return deadLetterRow(message, this.config.topics.intentsDlq, reasonCode, detail, receivedAt, this.config.dlq.maxRawBytes);
   }
 }

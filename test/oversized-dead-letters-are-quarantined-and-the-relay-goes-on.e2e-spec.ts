@@ -1,4 +1,8 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Harness } from './support/harness';
+import { ROOT } from './support/services';
 import { metric, Stack } from './support/stack';
 import { readWholeTopic } from './support/topic-reader';
 
@@ -56,6 +60,15 @@ describe('oversized dead-lettered messages ahead of normal decisions', () => {
     expect(await metric(authorizer, 'arvis_outbox_quarantined')).toBe(2);
     const ready = (await (await fetch(`http://127.0.0.1:${authorizer.port}/health/ready`)).json()) as { outbox: { quarantined: number; depth: number } };
     expect(ready.outbox).toMatchObject({ quarantined: 2, depth: 0 });
+    // Operators find them with the CLI.
+    const cli = await promisify(execFile)(process.execPath, [join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js'), 'outbox', '--quarantined', '--json'], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: stack.env.databaseUrl },
+    });
+    const listed = (JSON.parse(cli.stdout) as { quarantined: { topic: string; key: string; bytes: number; reason: string }[] }).quarantined;
+    expect(listed.map((r) => ({ topic: r.topic, key: r.key, big: r.bytes > 1_000_000 }))).toEqual([
+      { topic: h.topics.decisionsDlq, key, big: true },
+      { topic: h.topics.decisionsDlq, key, big: true },
+    ]);
     // The four mid-sized records were published, each keeping its whole raw message.
     const mid = h.journal.deadLetters.filter((r) => r.sourceTopic === h.topics.decisions && midSized.includes(r.offset));
     expect(mid.map((r) => Buffer.from(r.rawBase64, 'base64').length)).toEqual([300_000, 300_000, 300_000, 300_000]);

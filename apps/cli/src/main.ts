@@ -3,6 +3,7 @@ import { ConfigError } from '@arvis/config';
 import { loadCliConfig, type CliConfig } from './cli.config';
 import { parseCommandLine, UsageError, USAGE, type Command } from './cli-args';
 import { createPrinter, type Printer } from './output';
+import { ListQuarantinedService, renderQuarantined } from './list-quarantined/list-quarantined.service';
 import { renderReplay, ReplayRunService } from './replay-run/replay-run.service';
 import { renderRun, ShowRunService } from './show-run/show-run.service';
 import { TailJournalService } from './tail-journal/tail-journal.service';
@@ -75,6 +76,12 @@ async function execute(command: Exclude<Command, { name: 'help' }>, config: CliC
         const report = await new VerifyJournalService(db).verify();
         print(report, () => renderVerify(report));
         return report.intact ? EXIT.ok : EXIT.broken;
+      });
+    case 'outbox':
+      return withPool(config, async (db) => {
+        const rows = await new ListQuarantinedService(db).list();
+        print({ quarantined: rows }, () => renderQuarantined(rows));
+        return EXIT.ok;
       });
   }
 }

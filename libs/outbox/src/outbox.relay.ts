@@ -100,6 +100,7 @@ export class OutboxRelay {
       await client.connect();
       await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
     } catch (e) {
+      lost = true; // the caller retries; the 'error' event must not start a second retry
       await client.end().catch(() => undefined);
       throw e;
     }

@@ -5,6 +5,7 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(['verify'])).toEqual({ command: { name: 'verify' }, json: false });
     expect(parseCommandLine(['--json', 'run', 'r-1'])).toEqual({ command: { name: 'run', runId: 'r-1' }, json: true });
     expect(parseCommandLine(['replay', 'r-1', '--json'])).toEqual({ command: { name: 'replay', runId: 'r-1' }, json: true });
+    expect(parseCommandLine(['outbox', '--quarantined'])).toEqual({ command: { name: 'outbox', quarantined: true }, json: false });
     expect(parseCommandLine(['tail', '--tenant', 'acme', '--boundary', 'effect_failed', '--from-beginning', '--limit', '5'])).toEqual({
       command: { name: 'tail', filter: { tenant: 'acme', boundary: 'effect_failed' }, fromBeginning: true, limit: 5 },
       json: false,
@@ -25,6 +26,9 @@ describe('parseCommandLine', () => {
     [['tail', '--limit', '0'], /positive integer/],
     [['tail', '--boundary', 'done'], /--boundary must be one of/],
     [['tail', '--colour'], /Unknown option/],
+    [['outbox'], /outbox needs --quarantined/],
+    [['outbox', '--quarantined', 'x'], /unexpected argument/],
+    [['verify', '--quarantined'], /applies to outbox only/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(UsageError);
     expect(() => parseCommandLine(argv)).toThrow(message);

@@ -9,6 +9,8 @@ Commands:
   run <runId>       the run's decisions: final entry, pending entries, capability state
   replay <runId>    rebuild the run's results from stored material and recompute every commitment
   verify            walk the whole journal: hash chain, head, capability/result/decision bijections
+  outbox --quarantined
+                    outbox rows the relay set aside because the broker refused them as too large
 
 Options:
   --json            one JSON document on stdout (tail: one JSON line per entry)
@@ -33,7 +35,8 @@ export type Command =
   | { name: 'tail'; filter: TailFilter; fromBeginning: boolean; limit?: number }
   | { name: 'run'; runId: string }
   | { name: 'replay'; runId: string }
-  | { name: 'verify' };
+  | { name: 'verify' }
+  | { name: 'outbox'; quarantined: true };
 
 export interface CommandLine {
   command: Command;
@@ -49,6 +52,7 @@ const OPTIONS = {
   run: { type: 'string' },
   'from-beginning': { type: 'boolean' },
   limit: { type: 'string' },
+  quarantined: { type: 'boolean' },
 } as const;
 
 const TAIL_ONLY = ['tenant', 'tool', 'boundary', 'run', 'from-beginning', 'limit'] as const;
@@ -70,6 +74,7 @@ export function parseCommandLine(argv: string[]): CommandLine {
     const misplaced = TAIL_ONLY.filter((o) => values[o] !== undefined);
     if (misplaced.length > 0) throw new UsageError(`--${misplaced[0]} applies to tail only`);
   }
+  if (name !== 'outbox' && values.quarantined !== undefined) throw new UsageError('--quarantined applies to outbox only');
   const noMore = () => {
     if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
   };
@@ -89,6 +94,11 @@ export function parseCommandLine(argv: string[]): CommandLine {
     case 'verify':
       noMore();
       return { command: { name }, json };
+    case 'outbox':
+      noMore();
+      // The only listing so far; the flag keeps room for others without changing this one.
+      if (values.quarantined !== true) throw new UsageError('outbox needs --quarantined');
+      return { command: { name, quarantined: true }, json };
     default:
       throw new UsageError(`unknown command: ${name}`);
   }

@@ -3,6 +3,7 @@ import { ConfigError } from '@arvis/config';
 import { loadCliConfig, type CliConfig } from './cli.config';
 import { parseCommandLine, UsageError, USAGE, type Command } from './cli-args';
 import { createPrinter, type Printer } from './output';
+import { ListQuarantinedService, renderQuarantined } from './list-quarantined/list-quarantined.service';
 import { renderReplay, ReplayRunService } from './replay-run/replay-run.service';
 import { renderRun, ShowRunService } from './show-run/show-run.service';
 import { TailJournalService } from './tail-journal/tail-journal.service';
@@ -18,7 +19,11 @@ export const EXIT = { ok: 0, usage: 1, broken: 2, unknownRun: 3 } as const;
  * this process might attempt, so read-only is enforced, not just intended.
  */
 function readOnlyPool(config: CliConfig): Pool {
-  return new Pool({ connectionString: config.databaseUrl, max: 2, application_name: 'arvis-cli', options: '-c default_transaction_read_only=on' });
+  const pool = new Pool({ connectionString: config.databaseUrl, max: 2, application_name: 'arvis-cli', options: '-c default_transaction_read_only=on' });
+  // A dropped idle connection must not kill a long `tail`; the next query reports the outage.
+  // (Inline, not @arvis/persistence: that would load Prisma's client, see above.)
+  pool.on('error', (e: Error) => process.stderr.write(`database connection lost: ${e.message}\n`));
+  return pool;
 }
 
 async function withPool<T>(config: CliConfig, use: (db: Pool) => Promise<T>): Promise<T> {
@@ -71,6 +76,12 @@ async function execute(command: Exclude<Command, { name: 'help' }>, config: CliC
         const report = await new VerifyJournalService(db).verify();
         print(report, () => renderVerify(report));
         return report.intact ? EXIT.ok : EXIT.broken;
+      });
+    case 'outbox':
+      return withPool(config, async (db) => {
+        const rows = await new ListQuarantinedService(db).list();
+        print({ quarantined: rows }, () => renderQuarantined(rows));
+        return EXIT.ok;
       });
   }
 }

@@ -38,6 +38,15 @@ export const commonEnvShape = {
   RELAY_RETENTION_MS: envInt(7 * 24 * 3600 * 1000, 0),
   RELAY_PRUNE_BATCH: envInt(1000, 1, 100000),
   RELAY_PRUNE_INTERVAL_MS: envInt(60000, 100),
+  /**
+   * Bytes of payload (plus key and headers) in one relay send. Kafka refuses a record batch above
+   * message.max.bytes (1 MB by default), and one partition's share of a send is one record batch.
+   */
+  RELAY_MAX_BATCH_BYTES: envInt(512 * 1024, 1024, 64 * 1024 * 1024),
+  /** A row larger than this is quarantined without being sent; below the broker's limit, alone. */
+  RELAY_MAX_MESSAGE_BYTES: envInt(768 * 1024, 1024, 64 * 1024 * 1024),
+  /** Raw bytes of an unreadable message kept in its DLQ record (base64: 4/3 of this). */
+  DLQ_MAX_RAW_BYTES: envInt(128 * 1024, 0, 64 * 1024 * 1024),
   ARVIS_FAULTS: faultsEnv,
   /** Consumer handler faults retried this many times before the process exits loudly. */
   CONSUMER_MAX_HANDLER_ATTEMPTS: envInt(5, 1, 100),
@@ -78,8 +87,37 @@ export interface RelaySettings {
   retentionMs: number;
   pruneBatch: number;
   pruneIntervalMs: number;
+  /** Bytes in one send (a single row larger than this is sent alone, up to maxMessageBytes). */
+  maxBatchBytes: number;
+  /** Rows larger than this are quarantined without a send. */
+  maxMessageBytes: number;
   /** Fault point (test profile only): die between the broker's ack and the mark. */
   crashAfterPublish: boolean;
+}
+
+export interface DlqSettings {
+  /** Raw bytes of the dead-lettered message kept in the record; the detail says what was cut. */
+  maxRawBytes: number;
+}
+
+/** Largest DLQ record for a raw message of `rawBytes`: base64 plus room for the other fields. */
+export const dlqRecordBytesFor = (rawBytes: number) => Math.ceil(rawBytes / 3) * 4 + DLQ_RECORD_OVERHEAD_BYTES;
+const DLQ_RECORD_OVERHEAD_BYTES = 16 * 1024;
+
+/** Settings that are valid one by one but not together; every problem is listed. */
+function crossCheck(env: CommonEnv): string[] {
+  const issues: string[] = [];
+  if (env.ARVIS_PROFILE === 'production' && hasFaults(env.ARVIS_FAULTS)) {
+    issues.push('ARVIS_FAULTS: fault points are refused in the production profile');
+  }
+  // A DLQ record the relay would quarantine loses the dead letter: it must always fit.
+  if (dlqRecordBytesFor(env.DLQ_MAX_RAW_BYTES) > env.RELAY_MAX_MESSAGE_BYTES) {
+    issues.push(
+      `DLQ_MAX_RAW_BYTES: a record for ${env.DLQ_MAX_RAW_BYTES} raw bytes takes up to ${dlqRecordBytesFor(env.DLQ_MAX_RAW_BYTES)} bytes, ` +
+        `more than RELAY_MAX_MESSAGE_BYTES (${env.RELAY_MAX_MESSAGE_BYTES})`,
+    );
+  }
+  return issues;
 }
 
 type CommonEnv = {
@@ -87,9 +125,8 @@ type CommonEnv = {
 };
 
 export function commonSettings(env: CommonEnv, clientId: string, groupId: string) {
-  if (env.ARVIS_PROFILE === 'production' && hasFaults(env.ARVIS_FAULTS)) {
-    throw new ConfigError(['ARVIS_FAULTS: fault points are refused in the production profile']);
-  }
+  const issues = crossCheck(env);
+  if (issues.length > 0) throw new ConfigError(issues);
   return {
     faults: env.ARVIS_FAULTS,
     profile: env.ARVIS_PROFILE,
@@ -118,7 +155,10 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
       retentionMs: env.RELAY_RETENTION_MS,
       pruneBatch: env.RELAY_PRUNE_BATCH,
       pruneIntervalMs: env.RELAY_PRUNE_INTERVAL_MS,
+      maxBatchBytes: env.RELAY_MAX_BATCH_BYTES,
+      maxMessageBytes: env.RELAY_MAX_MESSAGE_BYTES,
       crashAfterPublish: env.ARVIS_FAULTS.relayCrashAfterPublish === true,
     } satisfies RelaySettings,
+    dlq: { maxRawBytes: env.DLQ_MAX_RAW_BYTES } satisfies DlqSettings,
   };
 }

@@ -7,5 +7,7 @@ export {
   type KafkaSettings,
   type DatabaseSettings,
   type RelaySettings,
+  type DlqSettings,
+  dlqRecordBytesFor,
 } from './common-config';
 export { FaultsSchema, faultFor, hasFaults, type Faults } from './faults';

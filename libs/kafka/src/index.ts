@@ -2,6 +2,7 @@ export {
   createKafka,
   createProducer,
   KafkaPublisher,
+  isTooLargeError,
   toInboundHeaders,
   type InboundMessage,
   type OutboundMessage,

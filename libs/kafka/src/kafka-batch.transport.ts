@@ -20,6 +20,12 @@ export interface KafkaBatchTransportOptions {
   maxSliceSize: number;
   /** Called when a handler keeps failing: the process must exit loudly rather than spin. */
   onFatal: (error: Error) => void;
+  /**
+   * Asked after a handler fault: true while a dependency (the database) is unreachable. Such a
+   * fault is an outage, not the batch's: the partition pauses and the attempt is not counted,
+   * so an outage of any length never ends in onFatal.
+   */
+  dependencyDown?: () => Promise<boolean>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -105,7 +111,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     }
   }
 
-  /** A fault (database down, bug) is retried with backoff; past the limit the process exits. */
+  /** A fault (bug, lock timeout) is retried with backoff; past the limit the process exits. A database outage pauses. */
   private async runHandler(
     handler: NonNullable<ReturnType<Server['getHandlerByPattern']>>,
     slice: KafkaBatch,
@@ -118,6 +124,13 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
         return;
       } catch (e) {
         const error = e as Error;
+        if (!this.closing && (await this.options.dependencyDown?.())) {
+          this.log.warn(`handler fault on ${slice.topic}[${slice.partition}] while the database is unreachable; pausing: ${error.message}`);
+          attempt--;
+          await heartbeat().catch(() => undefined);
+          await sleep(1000);
+          continue;
+        }
         if (attempt >= max || this.closing) {
           const fatal = new Error(
             `handler for ${slice.topic}[${slice.partition}] failed ${attempt} times at offset ${slice.messages[0].offset}: ${error.message}`,

@@ -45,13 +45,24 @@ export function toInboundHeaders(headers: IHeaders | undefined): Record<string, 
   return out;
 }
 
-/** An idempotent producer that waits for all in-sync replicas: a send resolves only once stored. */
+/**
+ * An idempotent producer that waits for all in-sync replicas: a send resolves only once stored.
+ * After any failed send the producer is replaced by a new one (new producer id, sequences from
+ * zero). kafkajs rolls back its sequence numbers for every partition of a failed request, also
+ * those the broker had stored; the next send there gets OUT_OF_ORDER_SEQUENCE_NUMBER, forever.
+ */
 export class KafkaPublisher {
-  private readonly producer: Producer;
+  private producer: Producer;
   private connected = false;
+  /** How many times the producer was replaced after a failed send. */
+  recreated = 0;
 
-  constructor(kafka: Kafka) {
-    this.producer = createProducer(kafka, { idempotent: true, maxInFlightRequests: 1 });
+  constructor(private readonly kafka: Kafka) {
+    this.producer = this.newProducer();
+  }
+
+  private newProducer(): Producer {
+    return createProducer(this.kafka, { idempotent: true, maxInFlightRequests: 1 });
   }
 
   async connect(): Promise<void> {
@@ -69,9 +80,13 @@ export class KafkaPublisher {
         topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
       });
     } catch (e) {
-      // Start from a fresh connection next time (the broker may have restarted).
+      // Start from a fresh producer next time (the broker may have restarted, or the sequence
+      // state no longer matches the broker's).
+      const failed = this.producer;
       this.connected = false;
-      await this.producer.disconnect().catch(() => undefined);
+      this.producer = this.newProducer();
+      this.recreated++;
+      await failed.disconnect().catch(() => undefined);
       throw e;
     }
   }
@@ -81,6 +96,19 @@ export class KafkaPublisher {
     this.connected = false;
     await this.producer.disconnect();
   }
+}
+
+const TOO_LARGE_TYPES = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE']);
+
+/**
+ * True if the broker refused a send because a message or record batch was too large: sending
+ * the same bytes again can never succeed. kafkajs wraps the broker's error in retry errors.
+ */
+export function isTooLargeError(e: unknown): boolean {
+  for (let cur = e as { type?: unknown; cause?: unknown } | undefined, depth = 0; cur && depth < 8; cur = cur.cause as typeof cur, depth++) {
+    if (typeof cur.type === 'string' && TOO_LARGE_TYPES.has(cur.type)) return true;
+  }
+  return false;
 }
 
 export type { Consumer, Kafka, Producer };

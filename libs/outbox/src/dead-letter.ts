@@ -2,8 +2,19 @@ import { buildDlqRecord, type ReasonCode } from '@arvis/contracts';
 import type { InboundMessage } from '@arvis/kafka';
 import type { OutboxRow } from './enqueue-outbox';
 
-/** The outbox row that carries an unreadable or untrusted message to its dead-letter topic. */
-export function deadLetterRow(message: InboundMessage, dlqTopic: string, reasonCode: ReasonCode, detail: string, receivedAt: Date): OutboxRow {
+/**
+ * The outbox row that carries an unreadable or untrusted message to its dead-letter topic. Only
+ * the first `maxRawBytes` of the message are kept (DLQ_MAX_RAW_BYTES; the detail says how many
+ * were cut), so that the record always fits what the relay may send (see the config's check).
+ */
+export function deadLetterRow(
+  message: InboundMessage,
+  dlqTopic: string,
+  reasonCode: ReasonCode,
+  detail: string,
+  receivedAt: Date,
+  maxRawBytes: number,
+): OutboxRow {
   const record = buildDlqRecord({
     sourceTopic: message.topic,
     partition: message.partition,
@@ -12,6 +23,7 @@ export function deadLetterRow(message: InboundMessage, dlqTopic: string, reasonC
     detail,
     raw: message.value,
     receivedAt,
+    maxRawBytes,
   });
   return { topic: dlqTopic, key: message.key ?? `${message.partition}:${message.offset}`, payload: JSON.stringify(record) };
 }

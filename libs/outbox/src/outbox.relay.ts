@@ -1,7 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { Client, Pool, type PoolClient } from 'pg';
 import type { RelaySettings } from '@arvis/config';
-import type { KafkaPublisher, OutboundMessage } from '@arvis/kafka';
+import { isTooLargeError, type KafkaPublisher, type OutboundMessage } from '@arvis/kafka';
+import { handlePoolErrors } from '@arvis/persistence';
+import { planBatch } from './plan-batch';
 
 export interface RelayStats {
   published: number;
@@ -9,6 +11,35 @@ export interface RelayStats {
   skippedWhileAnotherRelayActive: number;
   failedBatches: number;
   pruned: number;
+  /** Rows this relay set aside because no broker within our limits would take them. */
+  quarantined: number;
+}
+
+interface OutboxRecord {
+  seq: string;
+  topic: string;
+  message_key: string;
+  payload: string;
+  headers: Record<string, string> | null;
+}
+
+interface BatchOutcome {
+  published: number;
+  quarantined: number;
+  /** Rows were left behind (count or byte limit, quarantines): go on without waiting. */
+  more: boolean;
+}
+
+const IDLE: BatchOutcome = { published: 0, quarantined: 0, more: false };
+
+function groupByTopic(rows: OutboxRecord[]): Map<string, OutboundMessage[]> {
+  const byTopic = new Map<string, OutboundMessage[]>();
+  for (const r of rows) {
+    const list = byTopic.get(r.topic) ?? [];
+    list.push({ key: r.message_key, value: r.payload, headers: r.headers ?? undefined });
+    byTopic.set(r.topic, list);
+  }
+  return byTopic;
 }
 
 // One relay publishes at a time (transaction-scoped advisory lock), so one run's messages are
@@ -31,14 +62,16 @@ export class OutboxRelay {
   private running = false;
   private draining?: Promise<void>;
   private wakeAgain = false;
-  readonly stats: RelayStats = { published: 0, batches: 0, skippedWhileAnotherRelayActive: 0, failedBatches: 0, pruned: 0 };
+  readonly stats: RelayStats = { published: 0, batches: 0, skippedWhileAnotherRelayActive: 0, failedBatches: 0, pruned: 0, quarantined: 0 };
+  /** After a multi-row send refused as too large: rows up to this seq go one at a time. */
+  private isolateThrough?: bigint;
 
   constructor(
     private readonly databaseUrl: string,
     private readonly publisher: KafkaPublisher,
     private readonly settings: RelaySettings,
   ) {
-    this.pool = new Pool({ connectionString: databaseUrl, max: 1 });
+    this.pool = handlePoolErrors(new Pool({ connectionString: databaseUrl, max: 1 }), 'relay', (m) => this.log.warn(m));
   }
 
   async start(): Promise<void> {
@@ -54,15 +87,38 @@ export class OutboxRelay {
   private async listen(): Promise<void> {
     const client = new Client({ connectionString: this.databaseUrl });
     client.on('notification', () => this.wake());
+    let lost = false;
     client.on('error', (e) => {
+      if (lost) return;
+      lost = true;
       // The poll keeps us going; reconnect the listener in the background.
       this.log.warn(`LISTEN connection lost: ${e.message}`);
-      this.listener = undefined;
-      if (this.running) setTimeout(() => this.listen().catch(() => undefined), 1000);
+      if (this.listener === client) this.listener = undefined;
+      this.relisten();
     });
-    await client.connect();
-    await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    } catch (e) {
+      lost = true; // the caller retries; the 'error' event must not start a second retry
+      await client.end().catch(() => undefined);
+      throw e;
+    }
     this.listener = client;
+    // Rows committed while we were not listening sent no NOTIFY we heard.
+    this.wake();
+  }
+
+  /** Retries LISTEN until it works again (the database may be down for a while). */
+  private relisten(): void {
+    if (!this.running) return;
+    setTimeout(() => {
+      if (!this.running || this.listener) return;
+      this.listen().catch((e: Error) => {
+        this.log.warn(`LISTEN reconnect failed, will retry: ${e.message}`);
+        this.relisten();
+      });
+    }, 1000).unref();
   }
 
   /** Coalesces wake-ups: at most one drain at a time, and one more if woken during it. */
@@ -88,64 +144,124 @@ export class OutboxRelay {
 
   private async drain(): Promise<void> {
     while (this.running) {
-      const n = await this.publishOneBatch();
-      if (n < this.settings.batchSize) return;
+      const { more } = await this.publishBatch();
+      if (!more) return;
     }
   }
 
   /** Returns how many rows it published (0 when idle or another relay holds the lock). */
   async publishOneBatch(): Promise<number> {
+    return (await this.publishBatch()).published;
+  }
+
+  /** One transaction: lock, pick rows within the byte budget, quarantine, send, mark. */
+  private async publishBatch(): Promise<BatchOutcome> {
     const client: PoolClient = await this.pool.connect();
+    // A checked-out client has no pool listener: the connection can be cut while we wait on the
+    // broker. Note it, fail this batch at its next statement, and drop the client on release.
+    let lost: Error | undefined;
+    const onLost = (e: Error) => (lost = e);
+    client.on('error', onLost);
     try {
       await client.query('BEGIN');
       const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [RELAY_LOCK_KEY]);
       if (!lock.rows[0].ok) {
         await client.query('ROLLBACK');
         this.stats.skippedWhileAnotherRelayActive++;
-        return 0;
+        return IDLE;
       }
-      const { rows } = await client.query<{
-        seq: string;
-        topic: string;
-        message_key: string;
-        payload: string;
-        headers: Record<string, string> | null;
-      }>(
-        `SELECT seq::text, topic, message_key, payload, headers FROM outbox
-         WHERE published_at IS NULL ORDER BY outbox.seq LIMIT $1`, // not the text alias
-        [this.settings.batchSize],
-      );
-      if (rows.length === 0) {
-        await client.query('COMMIT');
-        return 0;
-      }
-      const byTopic = new Map<string, OutboundMessage[]>();
-      for (const r of rows) {
-        const list = byTopic.get(r.topic) ?? [];
-        list.push({ key: r.message_key, value: r.payload, headers: r.headers ?? undefined });
-        byTopic.set(r.topic, list);
-      }
-      await this.publisher.sendBatch(byTopic);
-      if (this.settings.crashAfterPublish) {
-        // Fault point: the broker has the messages, the rows are still unmarked.
-        process.kill(process.pid, 'SIGKILL');
-      }
-      const marked = await client.query(`UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[]) AND published_at IS NULL`, [
-        rows.map((r) => r.seq),
-      ]);
-      if (marked.rowCount !== rows.length) {
-        throw new Error(`marked ${marked.rowCount} of ${rows.length} outbox rows; another writer interfered`);
-      }
+      const outcome = await this.publishLocked(client);
       await client.query('COMMIT');
-      this.stats.published += rows.length;
-      this.stats.batches++;
-      return rows.length;
+      this.stats.published += outcome.published;
+      this.stats.quarantined += outcome.quarantined;
+      if (outcome.published > 0) this.stats.batches++;
+      return outcome;
     } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      await client.query('ROLLBACK').catch((r: Error) => (lost ??= r));
       throw e;
     } finally {
-      client.release();
+      client.off('error', onLost);
+      client.release(lost);
     }
+  }
+
+  private async publishLocked(client: PoolClient): Promise<BatchOutcome> {
+    const candidates = await client.query<{ seq: string; bytes: number }>(
+      `SELECT seq::text, (octet_length(payload) + octet_length(message_key) + coalesce(octet_length(headers::text), 0))::int AS bytes
+       FROM outbox WHERE published_at IS NULL AND quarantined_at IS NULL ORDER BY outbox.seq LIMIT $1`, // not the text alias
+      [this.settings.batchSize],
+    );
+    const plan = planBatch(candidates.rows, {
+      maxBatchBytes: this.settings.maxBatchBytes,
+      maxMessageBytes: this.settings.maxMessageBytes,
+      maxRows: this.isolating(candidates.rows[0]?.seq) ? 1 : Infinity,
+    });
+    let quarantined = 0;
+    for (const row of plan.tooLarge) {
+      quarantined += await this.quarantine(client, row.seq, `too_large: ${row.bytes} bytes > RELAY_MAX_MESSAGE_BYTES ${this.settings.maxMessageBytes}`);
+    }
+    const more = candidates.rows.length === this.settings.batchSize || plan.cut || quarantined > 0;
+    if (plan.send.length === 0) return { published: 0, quarantined, more };
+    const rows = await this.load(client, plan.send.map((r) => r.seq));
+    try {
+      await this.publisher.sendBatch(groupByTopic(rows));
+    } catch (e) {
+      if (!isTooLargeError(e)) throw e;
+      return { published: 0, quarantined: quarantined + (await this.refusedAsTooLarge(client, rows, e as Error)), more: true };
+    }
+    if (this.settings.crashAfterPublish) {
+      // Fault point: the broker has the messages, the rows are still unmarked.
+      process.kill(process.pid, 'SIGKILL');
+    }
+    const marked = await client.query(`UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[]) AND published_at IS NULL`, [
+      rows.map((r) => r.seq),
+    ]);
+    if (marked.rowCount !== rows.length) {
+      throw new Error(`marked ${marked.rowCount} of ${rows.length} outbox rows; another writer interfered`);
+    }
+    return { published: rows.length, quarantined, more };
+  }
+
+  private async load(client: PoolClient, seqs: string[]): Promise<OutboxRecord[]> {
+    const { rows } = await client.query<OutboxRecord>(
+      `SELECT seq::text, topic, message_key, payload, headers FROM outbox WHERE seq = ANY($1::bigint[]) ORDER BY outbox.seq`,
+      [seqs],
+    );
+    if (rows.length !== seqs.length) throw new Error(`loaded ${rows.length} of ${seqs.length} outbox rows; another writer interfered`);
+    return rows;
+  }
+
+  /**
+   * The broker refused the send as too large although it was within our limits (its own limit is
+   * lower). A single row is quarantined. Several rows: the broker may have stored the other
+   * partitions' share, which we cannot tell apart, so nothing is marked and the rows up to the
+   * last one are sent one at a time, which finds the culprit.
+   */
+  private async refusedAsTooLarge(client: PoolClient, rows: OutboxRecord[], e: Error): Promise<number> {
+    if (rows.length === 1) {
+      return this.quarantine(client, rows[0].seq, `broker_refused: ${e.message}`);
+    }
+    this.isolateThrough = BigInt(rows[rows.length - 1].seq);
+    this.log.warn(`broker refused a send of ${rows.length} rows as too large; sending them one at a time: ${e.message}`);
+    return 0;
+  }
+
+  private isolating(firstSeq: string | undefined): boolean {
+    if (this.isolateThrough === undefined || firstSeq === undefined) return false;
+    if (BigInt(firstSeq) <= this.isolateThrough) return true;
+    this.isolateThrough = undefined;
+    return false;
+  }
+
+  /** Sets a row aside for good: it stays unpublished and is never selected again. */
+  private async quarantine(client: PoolClient, seq: string, reason: string): Promise<number> {
+    const res = await client.query(
+      `UPDATE outbox SET quarantined_at = now(), quarantine_reason = $2 WHERE seq = $1::bigint AND published_at IS NULL AND quarantined_at IS NULL`,
+      [seq, reason],
+    );
+    if (res.rowCount !== 1) throw new Error(`quarantined ${res.rowCount} of 1 outbox row ${seq}; another writer interfered`);
+    this.log.warn(`outbox row ${seq} quarantined: ${reason}`);
+    return 1;
   }
 
   /** Deletes published rows older than the retention, in bounded batches; returns how many. */

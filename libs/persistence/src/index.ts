@@ -4,3 +4,4 @@ export { applyMigrations, dropDatabase, ensureDatabase, listMigrations, Migratio
 export { Prisma } from './generated/prisma/client';
 export { insertRows, unnestOf, type ColumnMap, type PgArrayType } from './insert-rows';
 export { isTransientDatabaseError } from './transient-error';
+export { handlePoolErrors, handleClientErrors } from './pg-errors';

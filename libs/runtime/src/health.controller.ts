@@ -13,7 +13,7 @@ export class HealthController {
     const runtimeRef = this.runtime;
     new Gauge({
       name: 'arvis_outbox_depth',
-      help: 'Outbox rows not yet acknowledged by the broker',
+      help: 'Outbox rows not yet acknowledged by the broker (quarantined rows excluded)',
       registers: [this.registry],
       async collect() {
         this.set((await runtimeRef.outboxDepth()).depth);
@@ -27,6 +27,14 @@ export class HealthController {
         this.set((await runtimeRef.outboxDepth()).oldestAgeMs);
       },
     });
+    new Gauge({
+      name: 'arvis_outbox_quarantined',
+      help: 'Outbox rows set aside because the broker can never accept them (too large); list them with `cli outbox --quarantined`',
+      registers: [this.registry],
+      async collect() {
+        this.set((await runtimeRef.outboxDepth()).quarantined);
+      },
+    });
   }
 
   @Get('health/live')
@@ -38,6 +46,7 @@ export class HealthController {
   async ready(): Promise<Record<string, unknown>> {
     try {
       const outbox = await this.runtime.outboxDepth();
+      // Quarantined rows do not make the service unready (the relay goes on); they are shown here.
       return { status: 'ok', service: this.runtime.settings.service, outbox, relay: this.runtime.relay?.stats ?? null };
     } catch (e) {
       throw new HttpException({ status: 'unavailable', error: (e as Error).message }, HttpStatus.SERVICE_UNAVAILABLE);

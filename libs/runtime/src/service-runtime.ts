@@ -41,11 +41,18 @@ export class ServiceRuntime implements OnApplicationShutdown {
     this.log.log('outbox relay started');
   }
 
-  async outboxDepth(): Promise<{ depth: number; oldestAgeMs: number }> {
-    const rows = await this.prisma.$queryRaw<{ depth: bigint; oldest_ms: number | null }[]>`
-      SELECT count(*) AS depth, (extract(epoch FROM now() - min(created_at)) * 1000)::float8 AS oldest_ms
+  /** Depth and lag count only rows that will still be sent; quarantined rows are reported apart. */
+  async outboxDepth(): Promise<{ depth: number; oldestAgeMs: number; quarantined: number }> {
+    const rows = await this.prisma.$queryRaw<{ depth: bigint; oldest_ms: number | null; quarantined: bigint }[]>`
+      SELECT count(*) FILTER (WHERE quarantined_at IS NULL) AS depth,
+             (extract(epoch FROM now() - min(created_at) FILTER (WHERE quarantined_at IS NULL)) * 1000)::float8 AS oldest_ms,
+             (SELECT count(*) FROM outbox WHERE quarantined_at IS NOT NULL) AS quarantined
       FROM outbox WHERE published_at IS NULL`;
-    return { depth: Number(rows[0].depth), oldestAgeMs: Math.max(0, Math.round(rows[0].oldest_ms ?? 0)) };
+    return {
+      depth: Number(rows[0].depth),
+      oldestAgeMs: Math.max(0, Math.round(rows[0].oldest_ms ?? 0)),
+      quarantined: Number(rows[0].quarantined),
+    };
   }
 
   async onApplicationShutdown(): Promise<void> {

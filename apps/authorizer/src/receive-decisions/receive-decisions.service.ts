@@ -277,6 +277,6 @@ export class ReceiveDecisionsService {
   }
 
   private deadLetter(message: InboundMessage, reasonCode: ReasonCode, detail: string, receivedAt: Date): OutboxRow {
-    return deadLetterRow(message, this.config.topics.decisionsDlq, reasonCode, detail, receivedAt);
+    return deadLetterRow(message, this.config.topics.decisionsDlq, reasonCode, detail, receivedAt, this.config.dlq.maxRawBytes);
   }
 }

@@ -85,7 +85,7 @@ export class ClaimCapabilitiesService {
     for (const v of verified) {
       const stored = byId.get(v.intent.intentId);
       const mismatch = matchStoredIntent(v.intent, stored, this.storeFingerprint.value);
-      if (mismatch) deadLetters.push(deadLetterRow(v.message, this.config.topics.intentsDlq, 'untrusted_tool_authorization_outcome', mismatch, new Date()));
+      if (mismatch) deadLetters.push(deadLetterRow(v.message, this.config.topics.intentsDlq, 'untrusted_tool_authorization_outcome', mismatch, new Date(), this.config.dlq.maxRawBytes));
       else presented.push({ ...v, stored: stored! });
     }
     return presented;

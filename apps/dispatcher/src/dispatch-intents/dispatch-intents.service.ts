@@ -52,6 +52,7 @@ export class DispatchIntentsService {
       maxBytes: this.config.maxIntentBytes,
       dlqTopic: this.config.topics.intentsDlq,
       receivedAt: new Date(),
+      maxRawBytes: this.config.dlq.maxRawBytes,
     });
     this.faults.beforeConsume(verified.map((v) => v.intent.decisionId));
     const claim = await this.claims.claim(verified, deadLetters);

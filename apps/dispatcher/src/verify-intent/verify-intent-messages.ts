@@ -25,19 +25,19 @@ const InboundIntentSchema = IntentMessageSchema.extend({ signature: IntentSignat
  */
 export function verifyIntentMessages(
   messages: readonly InboundMessage[],
-  opts: { keyring: VerificationKeyring; maxBytes: number; dlqTopic: string; receivedAt: Date },
+  opts: { keyring: VerificationKeyring; maxBytes: number; dlqTopic: string; receivedAt: Date; maxRawBytes: number },
 ): VerifiedMessages {
   const out: VerifiedMessages = { verified: [], deadLetters: [] };
   for (const message of messages) {
     const parsed = parseInbound(InboundIntentSchema, message.value, { maxBytes: opts.maxBytes });
     if (!parsed.ok) {
-      out.deadLetters.push(deadLetterRow(message, opts.dlqTopic, parsed.reasonCode, parsed.detail, opts.receivedAt));
+      out.deadLetters.push(deadLetterRow(message, opts.dlqTopic, parsed.reasonCode, parsed.detail, opts.receivedAt, opts.maxRawBytes));
       continue;
     }
     const intent = parsed.value as IntentMessage;
     const sig = verifyCanonicalSignature(intent as unknown as Record<string, unknown>, opts.keyring);
     if (!sig.ok) {
-      out.deadLetters.push(deadLetterRow(message, opts.dlqTopic, 'untrusted_tool_authorization_outcome', sig.detail, opts.receivedAt));
+      out.deadLetters.push(deadLetterRow(message, opts.dlqTopic, 'untrusted_tool_authorization_outcome', sig.detail, opts.receivedAt, opts.maxRawBytes));
       continue;
     }
     out.verified.push({ message, intent });

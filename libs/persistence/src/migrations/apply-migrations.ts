@@ -2,6 +2,11 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { handleClientErrors } from '../pg-errors';
+
+// A lost connection fails the statement in flight, which reports it; the listener only keeps the
+// process alive.
+const noWarn = () => undefined;
 
 /**
  * Applies prisma/migrations offline, recording each in Prisma's own `_prisma_migrations` table
@@ -43,7 +48,7 @@ export async function dropDatabase(databaseUrl: string): Promise<void> {
   if (!/^[A-Za-z0-9_-]+$/.test(database)) throw new MigrationError(`database name "${database}" must be letters, digits, _ or -`);
   const admin = new URL(databaseUrl);
   admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
+  const client = handleClientErrors(new Client({ connectionString: admin.toString() }), 'migrate', noWarn);
   await client.connect();
   try {
     await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
@@ -60,7 +65,7 @@ export async function ensureDatabase(databaseUrl: string): Promise<{ database: s
   }
   const admin = new URL(databaseUrl);
   admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
+  const client = handleClientErrors(new Client({ connectionString: admin.toString() }), 'migrate', noWarn);
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
@@ -98,7 +103,7 @@ export async function applyMigrations(
   const { database, created } = await ensureDatabase(databaseUrl);
   if (created) log(`created database ${database}`);
   const migrations = listMigrations(migrationsDir);
-  const client = new Client({ connectionString: databaseUrl });
+  const client = handleClientErrors(new Client({ connectionString: databaseUrl }), 'migrate', noWarn);
   await client.connect();
   const applied: string[] = [];
   const alreadyApplied: string[] = [];

@@ -1,0 +1,20 @@
+import type { Client, Pool } from 'pg';
+
+type Warn = (message: string) => void;
+
+/**
+ * node-postgres emits 'error' when the server drops a connection (restart, failover,
+ * pg_terminate_backend). An EventEmitter 'error' without a listener kills the process, so every
+ * pool and client gets one: a pool then discards the dead connection and opens a new one on the
+ * next checkout, and the work that needed it fails as an ordinary, retried fault.
+ */
+export function handlePoolErrors<P extends Pool>(pool: P, what: string, warn: Warn): P {
+  pool.on('error', (e: Error) => warn(`${what}: idle database connection lost: ${e.message}`));
+  return pool;
+}
+
+/** For a standalone client: the caller learns of the loss through its next query or `ended`. */
+export function handleClientErrors<C extends Client>(client: C, what: string, warn: Warn): C {
+  client.on('error', (e: Error) => warn(`${what}: database connection lost: ${e.message}`));
+  return client;
+}

@@ -101,13 +101,27 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       if (!isRunning() || isStale()) return;
       const messages = all.slice(i, i + this.options.maxSliceSize);
       const slice: KafkaBatch = { topic: batch.topic, partition: batch.partition, messages };
-      await this.runHandler(handler, slice, heartbeat);
+      await this.withHeartbeat(heartbeat, () => this.runHandler(handler, slice, heartbeat));
       const last = messages[messages.length - 1].offset;
       resolveOffset(last);
       await this.consumer!.commitOffsets([
         { topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() },
       ]);
       await heartbeat();
+    }
+  }
+
+  /**
+   * A slice may take longer than the session timeout (many tool bodies, a database outage waited
+   * out): the member keeps heart-beating while its handler runs, so the group does not evict it
+   * and refuse its offset commit.
+   */
+  private async withHeartbeat<T>(heartbeat: () => Promise<void>, fn: () => Promise<T>): Promise<T> {
+    const beat = setInterval(() => void heartbeat().catch(() => undefined), this.options.kafka.heartbeatIntervalMs);
+    try {
+      return await fn();
+    } finally {
+      clearInterval(beat);
     }
   }
 

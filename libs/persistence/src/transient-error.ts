@@ -6,7 +6,7 @@ const TRANSIENT_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT',
 // Prisma's own codes: cannot reach (P1001), timed out (P1002, P1008), closed (P1017), and a
 // transaction that expired or could not start (P2028).
 const TRANSIENT_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2028']);
-const TRANSIENT_MESSAGES = /connection terminated|connection refused|terminating connection|server closed the connection|Connection ended unexpectedly|the database system is (starting up|shutting down|in recovery)|Transaction already closed|Unable to start a transaction|timeout exceeded when trying to connect|Can't reach database server/i;
+const TRANSIENT_MESSAGES = /connection terminated|connection refused|terminating connection|server closed the connection|Connection ended unexpectedly|the database system is (starting up|shutting down|in recovery)|Transaction already closed|Unable to start a transaction|timeout exceeded when trying to connect|Can't reach database server|is not currently accepting connections/i;
 
 function codesOf(e: unknown): string[] {
   if (typeof e !== 'object' || e === null) return [];
@@ -24,4 +24,20 @@ export function isTransientDatabaseError(error: unknown): boolean {
     if (e instanceof Error && TRANSIENT_MESSAGES.test(e.message)) return true;
   }
   return false;
+}
+
+/**
+ * Runs `fn`, and again with backoff for as long as it fails because the database is unavailable,
+ * until `until` (epoch ms); any other failure, or one past the bound, is thrown.
+ */
+export async function retryWhileTransient<T>(fn: () => Promise<T>, until: number, onRetry: (attempt: number, e: Error) => void): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!isTransientDatabaseError(e) || Date.now() >= until) throw e;
+      onRetry(attempt, e as Error);
+      await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5000)));
+    }
+  }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { appendJournal, auditIncompleteEntry, toolResultEntry } from '@arvis/journal';
 import { ConfirmationStore, EffectStore } from '@arvis/lifecycle';
-import { isTransientDatabaseError, PrismaService, type Tx } from '@arvis/persistence';
+import { PrismaService, retryWhileTransient, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import type { Classified } from '../classify-result/classify-result';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
@@ -16,8 +16,6 @@ export interface RanIntent {
 }
 
 const holderOutcome = (r: RanIntent): HolderOutcome => ({ capabilityId: r.claimed.intent.capabilityId, decisionId: r.claimed.intent.decisionId, result: r.result });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * The effects already happened, so their results are never dropped: recording waits out a
@@ -57,17 +55,8 @@ export class RecordResultsService {
     }
   }
 
-  /** Retries `fn` with backoff while the database is unreachable, until `waitUntil`; other faults are thrown. */
-  private async whileTransient<T>(waitUntil: number, fn: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await fn();
-      } catch (e) {
-        if (!isTransientDatabaseError(e) || Date.now() >= waitUntil) throw e;
-        this.log.warn(`database unavailable while recording results (attempt ${attempt}): ${(e as Error).message}`);
-        await sleep(Math.min(100 * 2 ** attempt, 5000));
-      }
-    }
+  private whileTransient<T>(waitUntil: number, fn: () => Promise<T>): Promise<T> {
+    return retryWhileTransient(fn, waitUntil, (attempt, e) => this.log.warn(`database unavailable while recording results (attempt ${attempt}): ${e.message}`));
   }
 
   private async recordOnce(tx: Tx, ran: readonly RanIntent[]): Promise<void> {

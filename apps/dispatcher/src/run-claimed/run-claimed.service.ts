@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EffectStore } from '@arvis/lifecycle';
-import { PrismaService } from '@arvis/persistence';
+import { PrismaService, retryWhileTransient } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import type { ClaimedIntent } from '../dispatch-intents/claimed-intent';
@@ -37,9 +37,12 @@ export class RunClaimedService {
       const size = this.config.toolConcurrency;
       for (let i = 0; i < claimed.length; i += size) {
         const group = claimed.slice(i, i + size);
-        const started = await this.effects.start(
-          this.prisma,
-          group.map((c) => ({ capabilityId: c.intent.capabilityId, deadlineMs: this.deadlineMs(c.stored.tool) })),
+        // Claims are already committed: an outage here is waited out, not turned into a redelivery
+        // that would find them consumed and leave them to recovery.
+        const started = await retryWhileTransient(
+          () => this.effects.start(this.prisma, group.map((c) => ({ capabilityId: c.intent.capabilityId, deadlineMs: this.deadlineMs(c.stored.tool) }))),
+          Date.now() + this.config.recording.maxWaitMs,
+          (attempt, e) => this.log.warn(`database unavailable while starting effects (attempt ${attempt}): ${e.message}`),
         );
         group.forEach((c) => waiting.delete(c.intent.capabilityId));
         const runnable = group.filter((c) => started.has(c.intent.capabilityId));

@@ -19,6 +19,65 @@ function memory(pid: number): { rssMb: number; peakRssMb: number } {
   return { rssMb: Math.round(kb('VmRSS') / 1024), peakRssMb: Math.round(kb('VmHWM') / 1024) };
 }
 
+type Make = (tag: string, i: number) => DecisionInput;
+
+/** 1. Throughput: everything at once, first send to last final entry seen on arvis.journal. */
+async function throughputPhase(client: DecisionClient, watcher: JournalWatcher, seenAt: Map<string, number>, make: Make, n: number) {
+  const tag = `t${Date.now().toString(36)}`;
+  console.log(`[bench] throughput: ${n} decisions as fast as the producer can send them`);
+  const t0 = performance.now();
+  const all = Array.from({ length: n }, (_, i) => make(tag, i));
+  await client.send(all);
+  const sentMs = performance.now() - t0;
+  const ids = all.map((d) => d.decisionId);
+  let last = 0;
+  const progress = setInterval(() => {
+    const done = ids.filter((id) => seenAt.has(id)).length;
+    if (done !== last) console.log(`[bench]   ${done}/${n} final entries`);
+    last = done;
+  }, 2000);
+  await watcher.waitFor(() => ids.every((id) => seenAt.has(id)), 600_000);
+  clearInterval(progress);
+  const throughputMs = Math.max(...ids.map((id) => seenAt.get(id)!)) - t0;
+  const throughput = Math.round((n / throughputMs) * 1000);
+
+  return { n, sentMs, throughputMs, throughput };
+}
+
+/** 2. Latency at a steady rate, send to final entry on the topic. */
+async function latencyPhase(client: DecisionClient, watcher: JournalWatcher, seenAt: Map<string, number>, make: Make, rate: number, seconds: number) {
+  const total = rate * seconds;
+  const ltag = `l${Date.now().toString(36)}`;
+  console.log(`[bench] latency: ${total} decisions at ${rate}/s`);
+  const sentAt = new Map<string, number>();
+  const tickMs = 50;
+  const perTick = Math.max(1, Math.round((rate * tickMs) / 1000));
+  const start = performance.now();
+  for (let i = 0; i < total; i += perTick) {
+    const due = start + (i / rate) * 1000;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const batch = Array.from({ length: Math.min(perTick, total - i) }, (_, k) => make(ltag, i + k));
+    const at = performance.now();
+    batch.forEach((d) => sentAt.set(d.decisionId, at));
+    await client.send(batch);
+  }
+  await watcher.waitFor(() => [...sentAt.keys()].every((id) => seenAt.has(id)), 300_000);
+  return [...sentAt].map(([id, at]) => seenAt.get(id)! - at).sort((a, b) => a - b);
+
+}
+
+function printResults(results: { throughputPerSecond: number; decisions: number; endToEndMs: number; produceMs: number; latency: { rate: number; p50Ms: number; p95Ms: number; p99Ms: number; maxMs: number }; memory: Record<'authorizer' | 'dispatcher', { rssMb: number; peakRssMb: number }> }): void {
+  const { throughputPerSecond: throughput, decisions: n, latency: { rate } } = results;
+  console.log(`[bench] throughput: ${throughput} decisions/s end to end (${n} in ${results.endToEndMs} ms; producing took ${results.produceMs} ms)`);
+  console.log(
+    `[bench] latency at ${rate}/s: p50 ${results.latency.p50Ms} ms, p95 ${results.latency.p95Ms} ms, p99 ${results.latency.p99Ms} ms, max ${results.latency.maxMs} ms`,
+  );
+  console.log(
+    `[bench] memory: authorizer ${results.memory.authorizer.rssMb} MB (peak ${results.memory.authorizer.peakRssMb}), dispatcher ${results.memory.dispatcher.rssMb} MB (peak ${results.memory.dispatcher.peakRssMb})`,
+  );
+}
+
 async function main(): Promise<void> {
   const env = loadConfig(
     z.object({
@@ -55,46 +114,9 @@ async function main(): Promise<void> {
     identity,
   });
 
-  // 1. Throughput: everything at once, first send to last final entry seen on arvis.journal.
-  const tag = `t${Date.now().toString(36)}`;
-  const n = env.BENCH_DECISIONS;
-  console.log(`[bench] throughput: ${n} decisions as fast as the producer can send them`);
-  const t0 = performance.now();
-  const all = Array.from({ length: n }, (_, i) => make(tag, i));
-  await client.send(all);
-  const sentMs = performance.now() - t0;
-  const ids = all.map((d) => d.decisionId);
-  let last = 0;
-  const progress = setInterval(() => {
-    const done = ids.filter((id) => seenAt.has(id)).length;
-    if (done !== last) console.log(`[bench]   ${done}/${n} final entries`);
-    last = done;
-  }, 2000);
-  await watcher.waitFor(() => ids.every((id) => seenAt.has(id)), 600_000);
-  clearInterval(progress);
-  const throughputMs = Math.max(...ids.map((id) => seenAt.get(id)!)) - t0;
-  const throughput = Math.round((n / throughputMs) * 1000);
-
-  // 2. Latency at a steady rate, send to final entry on the topic.
+  const { n, sentMs, throughputMs, throughput } = await throughputPhase(client, watcher, seenAt, make, env.BENCH_DECISIONS);
   const rate = env.BENCH_RATE;
-  const total = rate * env.BENCH_RATE_SECONDS;
-  const ltag = `l${Date.now().toString(36)}`;
-  console.log(`[bench] latency: ${total} decisions at ${rate}/s`);
-  const sentAt = new Map<string, number>();
-  const tickMs = 50;
-  const perTick = Math.max(1, Math.round((rate * tickMs) / 1000));
-  const start = performance.now();
-  for (let i = 0; i < total; i += perTick) {
-    const due = start + (i / rate) * 1000;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const batch = Array.from({ length: Math.min(perTick, total - i) }, (_, k) => make(ltag, i + k));
-    const at = performance.now();
-    batch.forEach((d) => sentAt.set(d.decisionId, at));
-    await client.send(batch);
-  }
-  await watcher.waitFor(() => [...sentAt.keys()].every((id) => seenAt.has(id)), 300_000);
-  const latencies = [...sentAt].map(([id, at]) => seenAt.get(id)! - at).sort((a, b) => a - b);
+  const latencies = await latencyPhase(client, watcher, seenAt, make, rate, env.BENCH_RATE_SECONDS);
 
   const pids = env.BENCH_PIDS.split(',').map(Number);
   const results = {
@@ -113,13 +135,7 @@ async function main(): Promise<void> {
     memory: { authorizer: memory(pids[0]), dispatcher: memory(pids[1]) },
     duplicatesOnJournalTopic: watcher.duplicatesSeen,
   };
-  console.log(`[bench] throughput: ${throughput} decisions/s end to end (${n} in ${results.endToEndMs} ms; producing took ${results.produceMs} ms)`);
-  console.log(
-    `[bench] latency at ${rate}/s: p50 ${results.latency.p50Ms} ms, p95 ${results.latency.p95Ms} ms, p99 ${results.latency.p99Ms} ms, max ${results.latency.maxMs} ms`,
-  );
-  console.log(
-    `[bench] memory: authorizer ${results.memory.authorizer.rssMb} MB (peak ${results.memory.authorizer.peakRssMb}), dispatcher ${results.memory.dispatcher.rssMb} MB (peak ${results.memory.dispatcher.peakRssMb})`,
-  );
+  printResults(results);
   writeFileSync(join(__dirname, '..', '..', '.data', 'bench-results.json'), JSON.stringify(results, null, 2));
   await client.close();
   await watcher.stop();

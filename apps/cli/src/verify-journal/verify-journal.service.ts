@@ -82,6 +82,15 @@ export class VerifyJournalService {
       )
     ).rows[0];
 
+    await this.capabilitiesWithoutResult(client, findings, notes);
+    await this.resultsWithoutIntent(client, findings);
+    await this.decisionsWithSeveralFinals(client, findings);
+    await this.openDecisions(client, notes);
+
+    return { consumedCapabilities: Number(counts.consumed), toolResults: Number(counts.results), findings, notes };
+  }
+
+  private async capabilitiesWithoutResult(client: PoolClient, findings: BijectionFinding[], notes: string[]): Promise<void> {
     // Every consumed capability has exactly one tool_result. An effect still claimed, started or
     // waiting for the holder of its idempotency key has not reported yet: in flight, not a break.
     const unmatched = await client.query<{ capability_id: string; decision_id: string; results: number; effect_state: string | null }>(
@@ -107,7 +116,9 @@ export class VerifyJournalService {
         });
       }
     }
+  }
 
+  private async resultsWithoutIntent(client: PoolClient, findings: BijectionFinding[]): Promise<void> {
     // Every tool_result names a consumed capability that has a stored intent.
     const orphans = await client.query<{ journal_seq: string; decision_id: string; capability_id: string | null; intent_id: string | null; state: string | null }>(
       `SELECT j.journal_seq::text AS journal_seq, j.decision_id, j.result_capability_id AS capability_id, i.intent_id, c.state
@@ -124,7 +135,9 @@ export class VerifyJournalService {
       const why = r.capability_id === null ? 'names no capability' : r.intent_id === null ? `capability ${r.capability_id} has no intent` : `capability ${r.capability_id} is ${r.state ?? 'missing'}, not consumed`;
       findings.push({ check: 'result_without_intent', message: `tool_result at journal_seq ${r.journal_seq} (decision ${r.decision_id}): ${why}` });
     }
+  }
 
+  private async decisionsWithSeveralFinals(client: PoolClient, findings: BijectionFinding[]): Promise<void> {
     // At most one final entry per decision, judged by kind (the final_decision_id column is
     // itself a derived index a tamperer could clear).
     const several = await client.query<{ decision_id: string; seqs: string[] }>(
@@ -138,7 +151,9 @@ export class VerifyJournalService {
     for (const r of several.rows) {
       findings.push({ check: 'decision_with_several_finals', message: `decision ${r.decision_id} has ${r.seqs.length} final entries (journal_seq ${r.seqs.join(', ')})` });
     }
+  }
 
+  private async openDecisions(client: PoolClient, notes: string[]): Promise<void> {
     const open = (
       await client.query<{ n: string }>(
         `SELECT count(*)::text AS n FROM decision_inbox d
@@ -147,8 +162,6 @@ export class VerifyJournalService {
       )
     ).rows[0].n;
     if (open !== '0') notes.push(`${open} decision(s) in the inbox have no final entry yet (pending or in flight)`);
-
-    return { consumedCapabilities: Number(counts.consumed), toolResults: Number(counts.results), findings, notes };
   }
 }
 

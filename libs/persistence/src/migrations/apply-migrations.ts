@@ -95,6 +95,26 @@ export function listMigrations(migrationsDir: string): { name: string; sql: stri
     });
 }
 
+/** Each migration and its history row commit together or not at all. */
+async function applyOne(client: Client, m: { name: string; sql: string; checksum: string }): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query(m.sql);
+    await client.query(
+      `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count)
+       VALUES (gen_random_uuid()::text, $1, now(), $2, 1)`,
+      [m.checksum, m.name],
+    );
+    await client.query('COMMIT');
+  } catch (e) {
+    await client.query('ROLLBACK');
+    const err = e as { message?: string; position?: string };
+    throw new MigrationError(
+      `migration ${m.name} failed and was rolled back (database unchanged): ${err.message}` + (err.position ? ` at character ${err.position}` : ''),
+    );
+  }
+}
+
 export async function applyMigrations(
   databaseUrl: string,
   migrationsDir: string,
@@ -131,24 +151,7 @@ export async function applyMigrations(
         alreadyApplied.push(m.name);
         continue;
       }
-      // Each migration and its history row commit together or not at all.
-      await client.query('BEGIN');
-      try {
-        await client.query(m.sql);
-        await client.query(
-          `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count)
-           VALUES (gen_random_uuid()::text, $1, now(), $2, 1)`,
-          [m.checksum, m.name],
-        );
-        await client.query('COMMIT');
-      } catch (e) {
-        await client.query('ROLLBACK');
-        const err = e as { message?: string; position?: string };
-        throw new MigrationError(
-          `migration ${m.name} failed and was rolled back (database unchanged): ${err.message}` +
-            (err.position ? ` at character ${err.position}` : ''),
-        );
-      }
+      await applyOne(client, m);
       applied.push(m.name);
       log(`applied ${m.name}`);
     }

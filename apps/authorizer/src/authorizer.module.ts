@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { PrismaService, StoreFingerprint } from '@arvis/persistence';
-import { HealthController, MetricsRegistry, SERVICE_SETTINGS, ServiceRuntime } from '@arvis/runtime';
+import { PersistenceModule } from '@arvis/persistence';
+import { RuntimeModule } from '@arvis/runtime';
 import { demoCatalog, skewedDemoCatalog, ToolCatalog } from '@arvis/tool-catalog';
 import { AdmitDecisionService } from './admit-decision/admit-decision.service';
 import { ApproveConfirmationService } from './approve-confirmation/approve-confirmation.service';
@@ -20,15 +20,11 @@ export class AuthorizerModule {
   static forRoot(config: AuthorizerConfig): DynamicModule {
     return {
       module: AuthorizerModule,
-      controllers: [DecisionsConsumer, HealthController, ConfirmationsController],
+      imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot(config)],
+      controllers: [DecisionsConsumer, ConfirmationsController],
       providers: [
         { provide: AUTHORIZER_CONFIG, useValue: config },
-        { provide: SERVICE_SETTINGS, useValue: config },
-        { provide: PrismaService, useFactory: () => new PrismaService(config.database) },
-        StoreFingerprint,
         { provide: ToolCatalog, useFactory: () => (config.faults.authorizerCatalogSkew ? skewedDemoCatalog() : demoCatalog()) },
-        ServiceRuntime,
-        MetricsRegistry,
         VerifyIdentityService,
         AuthorizeDecisionService,
         AdmitDecisionService,

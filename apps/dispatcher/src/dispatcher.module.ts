@@ -1,10 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { PrismaService, StoreFingerprint } from '@arvis/persistence';
-import { HealthController, MetricsRegistry, SERVICE_SETTINGS, ServiceRuntime } from '@arvis/runtime';
+import { PersistenceModule } from '@arvis/persistence';
+import { RuntimeModule } from '@arvis/runtime';
 import { demoCatalog, ToolCatalog } from '@arvis/tool-catalog';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from './config/dispatcher.config';
 import { hasFaults } from '@arvis/config';
-import { CapabilityStore, ConfirmationStore, EffectStore } from '@arvis/lifecycle';
+import { LifecycleModule } from '@arvis/lifecycle';
 import { ClaimCapabilitiesService } from './claim-capabilities/claim-capabilities.service';
 import { DeduplicateEffectsService } from './deduplicate-effects/deduplicate-effects.service';
 import { ReconcileEffectsService } from './reconcile-effects/reconcile-effects.service';
@@ -30,12 +30,10 @@ export class DispatcherModule {
   static forRoot(config: DispatcherConfig): DynamicModule {
     return {
       module: DispatcherModule,
-      controllers: [IntentsConsumer, HealthController],
+      imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot(config), LifecycleModule],
+      controllers: [IntentsConsumer],
       providers: [
         { provide: DISPATCHER_CONFIG, useValue: config },
-        { provide: SERVICE_SETTINGS, useValue: config },
-        { provide: PrismaService, useFactory: () => new PrismaService(config.database) },
-        StoreFingerprint,
         { provide: ToolCatalog, useFactory: demoCatalog },
         {
           provide: ToolDatabase,
@@ -50,12 +48,7 @@ export class DispatcherModule {
           useFactory: (...bodies: ToolBody[]) => bodies,
           inject: [NotesAppendTool, FlakyRecordTool, MailSendTool, LedgerTransferTool],
         },
-        ServiceRuntime,
-        MetricsRegistry,
         { provide: FaultPoints, useValue: hasFaults(config.faults) ? new ConfiguredFaults(config.faults) : NO_FAULTS },
-        CapabilityStore,
-        EffectStore,
-        ConfirmationStore,
         RunToolService,
         RequestRetriesService,
         DeduplicateEffectsService,

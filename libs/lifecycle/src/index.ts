@@ -3,3 +3,4 @@ export { CapabilityStore, type Activation, type CapabilityForActivation } from '
 export { EffectStore, type ClaimedEffect, type ClosedWaiter, type DuplicateClaim, type EffectToStart, type FinishedEffect, type LostEffect } from './effect-store';
 export { ConfirmationStore, RELEASING_STATES } from './confirmation-store';
 export { expectMoved, type Sql } from './sql';
+export { LifecycleModule } from './lifecycle.module';

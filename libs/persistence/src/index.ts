@@ -5,3 +5,4 @@ export { Prisma } from './generated/prisma/client';
 export { insertRows, unnestOf, type ColumnMap, type PgArrayType } from './insert-rows';
 export { isTransientDatabaseError, retryWhileTransient } from './transient-error';
 export { handlePoolErrors, handleClientErrors } from './pg-errors';
+export { PersistenceModule } from './persistence.module';

@@ -4,3 +4,4 @@ export { HealthController } from './health.controller';
 export { runService, type RunServiceOptions } from './run-service';
 export { MetricsRegistry } from './metrics-registry';
 export { PeriodicTask } from './periodic-task';
+export { RuntimeModule } from './runtime.module';

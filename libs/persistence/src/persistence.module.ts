@@ -1,0 +1,17 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import type { DatabaseSettings } from '@arvis/config';
+import { PrismaService } from './prisma.service';
+import { StoreFingerprint } from './store-fingerprint';
+
+/** The database client and this store's fingerprint, once per process, for every module. */
+@Global()
+@Module({})
+export class PersistenceModule {
+  static forRoot(database: DatabaseSettings): DynamicModule {
+    return {
+      module: PersistenceModule,
+      providers: [{ provide: PrismaService, useFactory: () => new PrismaService(database) }, StoreFingerprint],
+      exports: [PrismaService, StoreFingerprint],
+    };
+  }
+}

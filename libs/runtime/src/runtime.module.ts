@@ -1,0 +1,21 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { HealthController } from './health.controller';
+import { MetricsRegistry } from './metrics-registry';
+import { SERVICE_SETTINGS, ServiceRuntime, type ServiceSettings } from './service-runtime';
+
+/**
+ * What every service runs beside its own work: the in-process outbox relay (when enabled), the
+ * metrics registry, and the health and metrics endpoints. Needs PersistenceModule.
+ */
+@Global()
+@Module({})
+export class RuntimeModule {
+  static forRoot(settings: ServiceSettings): DynamicModule {
+    return {
+      module: RuntimeModule,
+      controllers: [HealthController],
+      providers: [{ provide: SERVICE_SETTINGS, useValue: settings }, ServiceRuntime, MetricsRegistry],
+      exports: [SERVICE_SETTINGS, ServiceRuntime, MetricsRegistry],
+    };
+  }
+}

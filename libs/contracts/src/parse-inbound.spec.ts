@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ActionDecisionSchema, DlqRecordSchema, exceedsSafeInteger, parseInbound } from './index';
+import { ActionDecisionSchema, DEFAULT_MAX_ARRAY_LENGTH, DEFAULT_MAX_KEYS, DlqRecordSchema, exceedsSafeInteger, parseInbound } from './index';
 
 const opts = { maxBytes: 64 * 1024 };
 const decision = {
@@ -194,6 +194,44 @@ describe('parseInbound', () => {
     });
     const bomb = bytes('['.repeat(50_000) + ']'.repeat(50_000));
     expect(parseInbound(ActionDecisionSchema, bomb, { maxBytes: 1_000_000 })).toMatchObject({ ok: false });
+  });
+
+  describe('bounds on what an unauthenticated message can make us walk', () => {
+    const withPayload = (literal: string): Buffer => bytes(JSON.stringify({ ...decision, payload: '__P__' }).replace('"__P__"', literal));
+    const objectOf = (n: number): string => `{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',')}}`;
+    const arrayOf = (n: number): string => `[${Array.from({ length: n }, (_, i) => i).join(',')}]`;
+
+    it('accepts an object with maxKeys keys and refuses one more', () => {
+      expect(parseInbound(ActionDecisionSchema, withPayload(objectOf(20)), { ...opts, maxKeys: 20 }).ok).toBe(true); // the decision itself has 8
+      expect(parseInbound(ActionDecisionSchema, withPayload(objectOf(21)), { ...opts, maxKeys: 20 })).toEqual({
+        ok: false,
+        reasonCode: 'malformed_message',
+        detail: 'an object has more than 20 keys',
+      });
+    });
+
+    it('accepts an array of maxArrayLength elements, however nested, and refuses one more', () => {
+      expect(parseInbound(ActionDecisionSchema, withPayload(`{"a":{"b":${arrayOf(30)}}}`), { ...opts, maxArrayLength: 30 }).ok).toBe(true);
+      expect(parseInbound(ActionDecisionSchema, withPayload(`{"a":{"b":${arrayOf(31)}}}`), { ...opts, maxArrayLength: 30 })).toEqual({
+        ok: false,
+        reasonCode: 'malformed_message',
+        detail: 'an array has more than 30 elements',
+      });
+    });
+
+    it('does not count commas inside strings, nor the members of sibling containers together', () => {
+      const commas = JSON.stringify({ t: ',,,,,,,,,,,,,,,,,,,,,,,,,' });
+      const siblings = `{"a":${objectOf(8)},"b":${objectOf(8)},"c":${arrayOf(5)}}`;
+      expect(parseInbound(ActionDecisionSchema, withPayload(commas), { ...opts, maxKeys: 8, maxArrayLength: 5 }).ok).toBe(true);
+      expect(parseInbound(ActionDecisionSchema, withPayload(siblings), { ...opts, maxKeys: 8, maxArrayLength: 5 }).ok).toBe(true);
+    });
+
+    it('applies defaults when no bounds are given', () => {
+      const big = { maxBytes: 1_000_000 };
+      expect(parseInbound(ActionDecisionSchema, withPayload(objectOf(DEFAULT_MAX_KEYS + 1)), big)).toMatchObject({ ok: false, reasonCode: 'malformed_message' });
+      expect(parseInbound(ActionDecisionSchema, withPayload(`{"a":${arrayOf(DEFAULT_MAX_ARRAY_LENGTH + 1)}}`), big)).toMatchObject({ ok: false });
+      expect(parseInbound(ActionDecisionSchema, withPayload(objectOf(DEFAULT_MAX_KEYS)), big).ok).toBe(true);
+    });
   });
 
   it('works with any schema, e.g. a DLQ record', () => {

@@ -40,7 +40,7 @@ describe('reason codes', () => {
   });
 
   it('pins the contract versions', () => {
-    expect(REASON_CODES_VERSION).toBe(1);
+    expect(REASON_CODES_VERSION).toBe(2);
     expect(SPEC_VERSION).toBe(1);
   });
 });

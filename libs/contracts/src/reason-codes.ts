@@ -4,7 +4,8 @@ export const SPEC_VERSION = 1 as const;
 
 // Closed and versioned: adding a code is a contract change, so consumers can pin the version
 // they were built against instead of discovering new codes in production.
-export const REASON_CODES_VERSION = 1 as const;
+// v2 (docs/upgrading.md): `identity_invalid` on DLQ records, with an optional `decisionId`.
+export const REASON_CODES_VERSION = 2 as const;
 
 export const ReasonCode = z.enum([
   'malformed_message',

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
   ActionDecisionSchema,
+  clipText,
   parseInbound,
   type ActionDecision,
   type JournalEntryDraft,
@@ -11,13 +12,18 @@ import {
 import { canonicalJson, commitment } from '@arvis/effect-context';
 import { appendJournal } from '@arvis/journal';
 import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
-import { deadLetterRow, enqueueOutbox, type OutboxRow } from '@arvis/outbox';
+import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
 import { insertRows, PrismaService, type ColumnMap, type Tx } from '@arvis/persistence';
 import { AdmitDecisionService } from '../admit-decision/admit-decision.service';
 import { AuthorizeDecisionService } from '../authorize-decision/authorize-decision.service';
 import type { Authorization, Authorized, Decision, Parked, Refused } from '../authorize-decision/authorization.types';
 import { CommitIntentService, IntentSinkError, type AbortedIntent } from '../commit-intent/commit-intent.service';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
+import { VerifyIdentityService, type IdentityResult } from '../verify-identity/verify-identity.service';
+import { decisionDeadLetter } from './decision-dead-letter';
+
+/** Refusal messages quote the sender (schema issues, tool names); cut by code point. */
+const MAX_MESSAGE = 500;
 
 /** A decision ready for policy: from the topic (with its message) or made by the system. */
 export interface Readable {
@@ -26,6 +32,8 @@ export interface Readable {
   bodySha256: string;
   /** A parked decision coming back after approval: its inbox row exists and is updated. */
   resumed?: boolean;
+  /** The token as verified at intake (messages only); system decisions are verified by policy. */
+  identity?: IdentityResult;
 }
 
 export interface BatchOutcome {
@@ -60,6 +68,7 @@ export class ReceiveDecisionsService {
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly prisma: PrismaService,
     private readonly authorizer: AuthorizeDecisionService,
+    private readonly identity: VerifyIdentityService,
     private readonly admission: AdmitDecisionService,
     private readonly intents: CommitIntentService,
   ) {}
@@ -67,32 +76,41 @@ export class ReceiveDecisionsService {
   async handle(batch: KafkaBatch): Promise<BatchOutcome> {
     const receivedAt = new Date();
     const deadLetters: OutboxRow[] = [];
+    const parsed: { message: InboundMessage; decision: ActionDecision }[] = [];
+    for (const message of batch.messages) {
+      const result = parseInbound(ActionDecisionSchema, message.value, { maxBytes: this.config.maxDecisionBytes });
+      if (result.ok) parsed.push({ message, decision: result.value as ActionDecision });
+      else deadLetters.push(this.deadLetter(message, { reasonCode: result.reasonCode, detail: result.detail }, receivedAt));
+    }
+    // Identity first, before canonicalisation, hashing or the database: a message whose token
+    // does not verify is attributable to no one, so it claims no decisionId (no inbox row) and
+    // writes nothing to the journal; its dead letter names the id it claimed.
+    const identities = await Promise.all(parsed.map((p) => this.identity.verify(p.decision.identity)));
     const readable: Readable[] = [];
     const seen = new Map<string, string>();
-    for (const message of batch.messages) {
-      const parsed = parseInbound(ActionDecisionSchema, message.value, { maxBytes: this.config.maxDecisionBytes });
-      if (!parsed.ok) {
-        deadLetters.push(this.deadLetter(message, parsed.reasonCode, parsed.detail, receivedAt));
-        continue;
+    parsed.forEach(({ message, decision }, i) => {
+      const identity = identities[i];
+      if (!identity.ok && identity.reasonCode === 'identity_invalid') {
+        deadLetters.push(this.deadLetter(message, { reasonCode: 'identity_invalid', detail: identity.detail, decisionId: decision.decisionId }, receivedAt));
+        return;
       }
-      const decision = parsed.value as ActionDecision;
       let bodySha256: string;
       try {
         bodySha256 = commitment(decision);
       } catch (e) {
         // Valid JSON that RFC 8785 cannot represent (a lone surrogate): unreadable, not a fault.
-        deadLetters.push(this.deadLetter(message, 'malformed_message', `not representable as canonical JSON: ${(e as Error).message}`, receivedAt));
-        continue;
+        deadLetters.push(this.deadLetter(message, { reasonCode: 'malformed_message', detail: `not representable as canonical JSON: ${(e as Error).message}` }, receivedAt));
+        return;
       }
       // The same decision twice in one slice: the second is a redelivery or a conflict.
       const earlier = seen.get(decision.decisionId);
       if (earlier !== undefined) {
         if (earlier !== bodySha256) deadLetters.push(this.conflict(message, decision, receivedAt));
-        continue;
+        return;
       }
       seen.set(decision.decisionId, bodySha256);
-      readable.push({ message, decision, bodySha256 });
-    }
+      readable.push({ message, decision, bodySha256, identity });
+    });
     return this.decide(readable, deadLetters, receivedAt);
   }
 
@@ -107,7 +125,7 @@ export class ReceiveDecisionsService {
     alsoInTx: (tx: Tx) => Promise<void> = async () => undefined,
   ): Promise<BatchOutcome> {
     // Policy runs outside the transaction; admission re-checks identity inside it.
-    const outcomes = await this.authorizer.authorizeAll(readable.map((r) => r.decision));
+    const outcomes = await this.authorizer.authorizeAll(readable.map((r) => ({ decision: r.decision, identity: r.identity })));
     const run = (isolate: boolean) =>
       this.prisma.tx(async (tx) => {
         const result = await this.apply(tx, readable, outcomes, deadLetters, receivedAt, isolate);
@@ -245,7 +263,7 @@ export class ReceiveDecisionsService {
       effectBoundary: 'pre_effect_refusal',
       success: false,
       reasonCode: x.reasonCode,
-      error: { code: x.reasonCode, message: x.detail, ...(x.receiptReason ? { details: { receiptReason: x.receiptReason } } : {}) },
+      error: { code: x.reasonCode, message: clipText(x.detail, MAX_MESSAGE), ...(x.receiptReason ? { details: { receiptReason: x.receiptReason } } : {}) },
       ...('retry' in d && d.retry ? { retry: d.retry } : {}),
       recordedAt: at.toISOString(),
     } as JournalEntryDraft;
@@ -254,7 +272,7 @@ export class ReceiveDecisionsService {
   private refusalEntry(o: Refused, at: Date): JournalEntryDraft {
     const d = o.decision;
     // The immutable denial snapshot travels with the refusal into the record.
-    const error: JournalError = { code: o.reasonCode, message: o.detail, details: { snapshot: o.snapshot } };
+    const error: JournalError = { code: o.reasonCode, message: clipText(o.detail, MAX_MESSAGE), details: { snapshot: o.snapshot } };
     return {
       kind: 'authorization_refusal',
       decisionId: d.decisionId,
@@ -273,10 +291,11 @@ export class ReceiveDecisionsService {
   }
 
   private conflict(message: InboundMessage, d: Decision, at: Date): OutboxRow {
-    return this.deadLetter(message, 'decision_conflict', `decision ${d.decisionId} was already received with another body`, at);
+    const detail = `decision ${d.decisionId} was already received with another body`;
+    return this.deadLetter(message, { reasonCode: 'decision_conflict', detail, decisionId: d.decisionId }, at);
   }
 
-  private deadLetter(message: InboundMessage, reasonCode: ReasonCode, detail: string, receivedAt: Date): OutboxRow {
-    return deadLetterRow(message, this.config.topics.decisionsDlq, reasonCode, detail, receivedAt);
+  private deadLetter(message: InboundMessage, reason: { reasonCode: ReasonCode; detail: string; decisionId?: string }, receivedAt: Date): OutboxRow {
+    return decisionDeadLetter(message, this.config.topics.decisionsDlq, reason, receivedAt);
   }
 }

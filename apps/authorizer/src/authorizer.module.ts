@@ -10,6 +10,7 @@ import { ResumeConfirmationsService } from './resume-confirmations/resume-confir
 import { AuthorizeDecisionService } from './authorize-decision/authorize-decision.service';
 import { CommitIntentService } from './commit-intent/commit-intent.service';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from './config/authorizer.config';
+import { IsolateDecisionService } from './isolate-decision/isolate-decision.service';
 import { DecisionsConsumer } from './receive-decisions/decisions.consumer';
 import { ReceiveDecisionsService } from './receive-decisions/receive-decisions.service';
 import { SubmitRetriesService } from './submit-retries/submit-retries.service';
@@ -34,6 +35,7 @@ export class AuthorizerModule {
         AdmitDecisionService,
         CommitIntentService,
         ReceiveDecisionsService,
+        IsolateDecisionService,
         SubmitRetriesService,
         ApproveConfirmationService,
         ApproverGuard,

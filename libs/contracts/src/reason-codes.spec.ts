@@ -1,7 +1,7 @@
 import { REASON_CODES_VERSION, ReasonCode, SPEC_VERSION } from './index';
 
 describe('reason codes', () => {
-  it('lists exactly the 28 codes of DESIGN.md, in order', () => {
+  it('lists exactly the 28 codes of DESIGN.md and the 2 of contracts v2, in order', () => {
     expect(ReasonCode.options).toEqual([
       'malformed_message',
       'payload_too_large',
@@ -31,8 +31,10 @@ describe('reason codes', () => {
       'tool_timeout',
       'tool_output_invalid',
       'audit_incomplete',
+      'message_unprocessable',
+      'decision_unprocessable',
     ]);
-    expect(ReasonCode.options).toHaveLength(28);
+    expect(ReasonCode.options).toHaveLength(30);
   });
 
   it('is closed: an unknown code is refused', () => {

@@ -4,7 +4,8 @@ export const SPEC_VERSION = 1 as const;
 
 // Closed and versioned: adding a code is a contract change, so consumers can pin the version
 // they were built against instead of discovering new codes in production.
-// v2 (docs/upgrading.md): `identity_invalid` on DLQ records, with an optional `decisionId`.
+// v2 (docs/upgrading.md): `identity_invalid` on DLQ records, with an optional `decisionId`;
+// `message_unprocessable` and `decision_unprocessable`.
 export const REASON_CODES_VERSION = 2 as const;
 
 export const ReasonCode = z.enum([
@@ -36,5 +37,8 @@ export const ReasonCode = z.enum([
   'tool_timeout',
   'tool_output_invalid',
   'audit_incomplete',
+  // Contracts v2: a message whose handling failed every time, isolated so its partition moves on.
+  'message_unprocessable',
+  'decision_unprocessable',
 ]);
 export type ReasonCode = z.infer<typeof ReasonCode>;

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ReasonCode } from '@arvis/contracts';
+import { clipText, type ReasonCode } from '@arvis/contracts';
 import {
   buildEffectContext,
   deepFreeze,
@@ -91,7 +91,8 @@ export class AuthorizeDecisionService {
     const input = spec.input.safeParse(frozen.frozen.value);
     if (!input.success) {
       const detail = input.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ');
-      return this.refuse(decision, 'input_schema_violation', detail.slice(0, 500), who);
+      // By code point: a cut by UTF-16 units can leave half an emoji, which cannot be journaled.
+      return this.refuse(decision, 'input_schema_violation', clipText(detail, 500), who);
     }
 
     // A confirmation can only be one already approved for exactly this action; a mismatched

@@ -9,6 +9,7 @@ import {
   type JournalError,
   type ReasonCode,
 } from '@arvis/contracts';
+import { faultFor } from '@arvis/config';
 import { canonicalJson, commitment } from '@arvis/effect-context';
 import { appendJournal } from '@arvis/journal';
 import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
@@ -79,6 +80,9 @@ export class ReceiveDecisionsService {
     const parsed: { message: InboundMessage; decision: ActionDecision }[] = [];
     for (const message of batch.messages) {
       const result = parseInbound(ActionDecisionSchema, message.value, { maxBytes: this.config.maxDecisionBytes });
+      if (result.ok && faultFor(this.config.faults.decisionHandlingFails, result.value.decisionId)) {
+        throw new Error(`fault point decisionHandlingFails: ${result.value.decisionId}`);
+      }
       if (result.ok) parsed.push({ message, decision: result.value as ActionDecision });
       else deadLetters.push(this.deadLetter(message, { reasonCode: result.reasonCode, detail: result.detail }, receivedAt));
     }

@@ -64,6 +64,8 @@ interface Container {
   object: boolean;
   /** Commas seen at this level: members or elements = commas + 1 once it holds any. */
   commas: number;
+  /** An object's keys so far, decoded (so "a" and "\u0061" are one key). */
+  keys?: Set<string>;
 }
 
 interface ScanLimits {
@@ -97,8 +99,9 @@ function keyAt(text: string, i: number, j: number): string | null {
 
 /**
  * One pass over text that JSON.parse has already accepted, looking for what JSON.parse hides:
- * integers it silently rounds, `__proto__` keys that schema parsing silently drops (so the hash
- * would cover a different payload than the one sent), and sizes that would make an
+ * integers it silently rounds, duplicate keys it silently collapses (last one wins), `__proto__`
+ * keys that schema parsing silently drops (so the hash would cover a different payload than the
+ * one sent), and sizes that would make an
  * unauthenticated message expensive (nesting depth, keys per object, array length) before
  * anything else looks at it. String contents are skipped, so digits inside strings are never numbers.
  */
@@ -112,7 +115,13 @@ function scanJsonText(text: string, limits: ScanLimits): string | null {
       const j = stringEnd(text, i);
       const top = open[open.length - 1];
       const key = top?.object ? keyAt(text, i, j) : null;
-      if (key === '__proto__') return 'the key "__proto__" is not allowed';
+      if (key !== null) {
+        if (key === '__proto__') return 'the key "__proto__" is not allowed';
+        // JSON.parse keeps the last of two equal keys; what was signed or meant may be the first.
+        top.keys ??= new Set();
+        if (top.keys.has(key)) return `duplicate key ${clip(JSON.stringify(key), 100)} in one object`;
+        top.keys.add(key);
+      }
       i = j + 1;
     } else if (c === 123 /* { */ || c === 91 /* [ */) {
       open.push({ object: c === 123, commas: 0 });

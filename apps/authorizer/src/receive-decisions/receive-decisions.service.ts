@@ -156,6 +156,8 @@ export class ReceiveDecisionsService {
     isolate: boolean,
   ): Promise<BatchOutcome> {
     const deadLetters = [...parseDeadLetters];
+    // The record's time is the database's: journal entries' recordedAt, the receipt's committedAt.
+    const [{ now: recordedAt }] = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
     const existing = await tx.decisionInbox.findMany({
       where: { decisionId: { in: readable.filter((r) => !r.resumed).map((r) => r.decision.decisionId) } },
       select: { decisionId: true, bodySha256: true },
@@ -174,10 +176,10 @@ export class ReceiveDecisionsService {
     const refused = fresh.map((f) => f.outcome).filter((o): o is Refused => !o.ok && !o.parked);
     const parked = fresh.map((f) => f.outcome).filter((o): o is Parked => !o.ok && o.parked === true);
 
-    const { admitted, refused: notAdmitted } = await this.admission.admit(tx, authorized);
+    const { admitted, refused: notAdmitted } = await this.admission.admit(tx, authorized, recordedAt);
     const notAdmittedAborts: AbortedIntent[] = notAdmitted.map((x) => ({ authorized: x.authorized, reasonCode: x.reasonCode, detail: x.detail }));
     await this.intents.revokeWithoutIntent(tx, notAdmittedAborts);
-    const { aborted: sinkAborts } = await this.intents.commit(tx, admitted, receivedAt, isolate);
+    const { aborted: sinkAborts } = await this.intents.commit(tx, admitted, recordedAt, isolate);
     const aborted = [...notAdmittedAborts, ...sinkAborts];
     const abortedIds = new Set(aborted.map((x) => x.authorized.decision.decisionId));
     const parkedIds = new Set(parked.map((p) => p.decision.decisionId));
@@ -204,9 +206,9 @@ export class ReceiveDecisionsService {
     await appendJournal(
       tx,
       [
-        ...refused.map((o) => this.refusalEntry(o, receivedAt)),
-        ...aborted.map((x) => this.abortEntry(x, receivedAt)),
-        ...parked.map((p) => this.pendingEntry(p, receivedAt)),
+        ...refused.map((o) => this.refusalEntry(o, recordedAt)),
+        ...aborted.map((x) => this.abortEntry(x, recordedAt)),
+        ...parked.map((p) => this.pendingEntry(p, recordedAt)),
       ],
       this.config.topics.journal,
     );

@@ -9,6 +9,8 @@ import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.c
 import { ReceiveDecisionsService } from '../receive-decisions/receive-decisions.service';
 
 interface Closing {
+  /** The database's time: the refusal's recordedAt. */
+  now: Date;
   decision_id: string;
   status: string;
   tenant: string;
@@ -75,14 +77,14 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
         FROM decision_inbox di
         WHERE di.decision_id = c.decision_id AND c.resumed_at IS NULL
           AND (c.status = 'denied' OR (c.status = 'pending' AND c.expires_at < now()))
-        RETURNING c.decision_id, c.status, c.tenant, c.principal, di.body`;
+        RETURNING now() AS now, c.decision_id, c.status, c.tenant, c.principal, di.body`;
       if (closing.length === 0) return;
       const moved = await tx.decisionInbox.updateMany({
         where: { decisionId: { in: closing.map((c) => c.decision_id) }, status: 'parked' },
         data: { status: 'refused' },
       });
       if (moved.count !== closing.length) throw new Error(`closed ${moved.count} of ${closing.length} parked decisions`);
-      const at = new Date().toISOString();
+      const at = closing[0].now.toISOString();
       await appendJournal(
         tx,
         closing.map((c) => {

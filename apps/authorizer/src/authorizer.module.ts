@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { ConfirmationStore } from '@arvis/lifecycle';
 import { PrismaService, StoreFingerprint } from '@arvis/persistence';
 import { HealthController, MetricsRegistry, SERVICE_SETTINGS, ServiceRuntime } from '@arvis/runtime';
 import { demoCatalog, skewedDemoCatalog, ToolCatalog } from '@arvis/tool-catalog';
@@ -27,6 +28,7 @@ export class AuthorizerModule {
         { provide: SERVICE_SETTINGS, useValue: config },
         { provide: PrismaService, useFactory: () => new PrismaService(config.database) },
         StoreFingerprint,
+        ConfirmationStore,
         { provide: ToolCatalog, useFactory: () => (config.faults.authorizerCatalogSkew ? skewedDemoCatalog() : demoCatalog()) },
         ServiceRuntime,
         MetricsRegistry,

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import {
   ActionDecisionSchema,
   clipText,
@@ -12,6 +11,7 @@ import {
 import { faultFor } from '@arvis/config';
 import { canonicalJson, commitment } from '@arvis/effect-context';
 import { appendJournal } from '@arvis/journal';
+import { ConfirmationStore } from '@arvis/lifecycle';
 import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
 import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
 import { insertRows, PrismaService, type ColumnMap, type Tx } from '@arvis/persistence';
@@ -72,6 +72,7 @@ export class ReceiveDecisionsService {
     private readonly identity: VerifyIdentityService,
     private readonly admission: AdmitDecisionService,
     private readonly intents: CommitIntentService,
+    private readonly confirmations: ConfirmationStore,
   ) {}
 
   async handle(batch: KafkaBatch): Promise<BatchOutcome> {
@@ -224,16 +225,14 @@ export class ReceiveDecisionsService {
 
   /** One pending confirmation per parked decision, bound to tool, payload, principal and tenant. */
   private async park(tx: Tx, parked: Parked[]): Promise<void> {
-    if (parked.length === 0) return;
-    const ttlMs = this.config.confirmations.requestTtlMs;
-    const inserted = await tx.$executeRaw`
-      INSERT INTO confirmations (confirmation_id, decision_id, tenant, principal, tool, payload_sha256, status, expires_at)
-      SELECT v.id, v.decision_id, v.tenant, v.principal, v.tool, v.payload_sha256, 'pending', now() + make_interval(secs => ${ttlMs}::float8 / 1000)
-      FROM unnest(${parked.map(() => randomUUID())}::text[], ${parked.map((p) => p.decision.decisionId)}::text[],
-                  ${parked.map((p) => p.identity.tenant)}::text[], ${parked.map((p) => p.identity.principal)}::text[],
-                  ${parked.map((p) => p.spec.name)}::text[], ${parked.map((p) => p.frozen.sha256)}::text[])
-           AS v(id, decision_id, tenant, principal, tool, payload_sha256)`;
-    if (inserted !== parked.length) throw new Error(`parked ${inserted} of ${parked.length} decisions`);
+    const requests = parked.map((p) => ({
+      decisionId: p.decision.decisionId,
+      tenant: p.identity.tenant,
+      principal: p.identity.principal,
+      tool: p.spec.name,
+      payloadSha256: p.frozen.sha256,
+    }));
+    await this.confirmations.park(tx, requests, this.config.confirmations.requestTtlMs);
   }
 
   private pendingEntry(p: Parked, at: Date): JournalEntryDraft {

@@ -2,21 +2,13 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import type { JournalEntryDraft } from '@arvis/contracts';
 import { commitment } from '@arvis/effect-context';
 import { appendJournal } from '@arvis/journal';
+import { ConfirmationStore } from '@arvis/lifecycle';
 import { PrismaService } from '@arvis/persistence';
 import { PeriodicTask } from '@arvis/runtime';
 import type { Decision } from '../authorize-decision/authorization.types';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { ReceiveDecisionsService } from '../receive-decisions/receive-decisions.service';
 
-interface Closing {
-  /** The database's time: the refusal's recordedAt. */
-  now: Date;
-  decision_id: string;
-  status: string;
-  tenant: string;
-  principal: string;
-  body: string;
-}
 
 /**
  * The worker behind confirmations (never the HTTP handler): parked decisions whose confirmation
@@ -32,6 +24,7 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly prisma: PrismaService,
     private readonly decisions: ReceiveDecisionsService,
+    private readonly confirmations: ConfirmationStore,
   ) {
     this.task = new PeriodicTask('confirmation', config.confirmations.pollMs, () => this.pass(), this.log);
   }
@@ -60,31 +53,21 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
       return { decision, bodySha256: commitment(decision), resumed: true };
     });
     const ids = approved.map((a) => a.confirmation_id);
-    await this.decisions.decide(readable, [], new Date(), async (tx) => {
-      const claimed = await tx.$executeRaw`
-        UPDATE confirmations SET resumed_at = now() WHERE confirmation_id = ANY(${ids}::text[]) AND resumed_at IS NULL`;
-      if (claimed !== ids.length) throw new Error(`claimed ${claimed} of ${ids.length} approved confirmations`);
-    });
+    await this.decisions.decide(readable, [], new Date(), (tx) => this.confirmations.claimForResume(tx, ids));
     this.log.log(`resumed ${ids.length} approved decision(s)`);
   }
 
   private async closeDeniedAndExpired(): Promise<void> {
     await this.prisma.tx(async (tx) => {
       // pending past its request TTL -> expired; denied -> closed. Each row is claimed once.
-      const closing = await tx.$queryRaw<Closing[]>`
-        UPDATE confirmations c
-        SET status = CASE WHEN c.status = 'pending' THEN 'expired' ELSE c.status END, resumed_at = now()
-        FROM decision_inbox di
-        WHERE di.decision_id = c.decision_id AND c.resumed_at IS NULL
-          AND (c.status = 'denied' OR (c.status = 'pending' AND c.expires_at < now()))
-        RETURNING now() AS now, c.decision_id, c.status, c.tenant, c.principal, di.body`;
+      const closing = await this.confirmations.expireAndCloseDenied(tx);
       if (closing.length === 0) return;
       const moved = await tx.decisionInbox.updateMany({
-        where: { decisionId: { in: closing.map((c) => c.decision_id) }, status: 'parked' },
+        where: { decisionId: { in: closing.map((c) => c.decisionId) }, status: 'parked' },
         data: { status: 'refused' },
       });
       if (moved.count !== closing.length) throw new Error(`closed ${moved.count} of ${closing.length} parked decisions`);
-      const at = closing[0].now.toISOString();
+      const at = closing[0].closedAt.toISOString();
       await appendJournal(
         tx,
         closing.map((c) => {

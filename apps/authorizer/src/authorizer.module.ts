@@ -12,6 +12,10 @@ import { AuthorizeDecisionService } from './authorize-decision/authorize-decisio
 import { CommitIntentService } from './commit-intent/commit-intent.service';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from './config/authorizer.config';
 import { IsolateDecisionService } from './isolate-decision/isolate-decision.service';
+import { DecisionPipeline } from './decision-pipeline/decision-pipeline.service';
+import { JournalOutcomesStep } from './journal-outcomes/journal-outcomes.step';
+import { ParkDecisionStep } from './park-decision/park-decision.step';
+import { RecordInboxStep } from './record-inbox/record-inbox.step';
 import { DecisionsConsumer } from './receive-decisions/decisions.consumer';
 import { ReceiveDecisionsService } from './receive-decisions/receive-decisions.service';
 import { SubmitRetriesService } from './submit-retries/submit-retries.service';
@@ -37,6 +41,10 @@ export class AuthorizerModule {
         AdmitDecisionService,
         CommitIntentService,
         ReceiveDecisionsService,
+        RecordInboxStep,
+        ParkDecisionStep,
+        JournalOutcomesStep,
+        DecisionPipeline,
         IsolateDecisionService,
         SubmitRetriesService,
         ApproveConfirmationService,

@@ -1,6 +1,7 @@
 import { Controller, UseFilters } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { isolatedPattern, PassErrorsToTransport, type IsolatedMessage, type KafkaBatch } from '@arvis/kafka';
+import { DecisionPipeline } from '../decision-pipeline/decision-pipeline.service';
 import { IsolateDecisionService } from '../isolate-decision/isolate-decision.service';
 import { ReceiveDecisionsService } from './receive-decisions.service';
 
@@ -12,13 +13,14 @@ import { ReceiveDecisionsService } from './receive-decisions.service';
 @UseFilters(new PassErrorsToTransport())
 export class DecisionsConsumer {
   constructor(
-    private readonly service: ReceiveDecisionsService,
+    private readonly reader: ReceiveDecisionsService,
+    private readonly pipeline: DecisionPipeline,
     private readonly isolation: IsolateDecisionService,
   ) {}
 
   @EventPattern('decisions')
   async onDecisions(@Payload() batch: KafkaBatch): Promise<void> {
-    await this.service.handle(batch);
+    await this.pipeline.run(await this.reader.read(batch));
   }
 
   @EventPattern(isolatedPattern('decisions'))

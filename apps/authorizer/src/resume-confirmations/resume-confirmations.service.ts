@@ -7,7 +7,8 @@ import { PrismaService } from '@arvis/persistence';
 import { PeriodicTask } from '@arvis/runtime';
 import type { Decision } from '../authorize-decision/authorization.types';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
-import { ReceiveDecisionsService } from '../receive-decisions/receive-decisions.service';
+import { DecisionPipeline } from '../decision-pipeline/decision-pipeline.service';
+import type { Candidate } from '../decision-pipeline/pipeline.types';
 
 
 /**
@@ -23,7 +24,7 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly prisma: PrismaService,
-    private readonly decisions: ReceiveDecisionsService,
+    private readonly pipeline: DecisionPipeline,
     private readonly confirmations: ConfirmationStore,
   ) {
     this.task = new PeriodicTask('confirmation', config.confirmations.pollMs, () => this.pass(), this.log);
@@ -48,12 +49,12 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
       WHERE c.status = 'approved' AND c.resumed_at IS NULL AND di.status = 'parked' AND di.body IS NOT NULL
       ORDER BY c.decided_at LIMIT 100`;
     if (approved.length === 0) return;
-    const readable = approved.map((a) => {
+    const candidates: Candidate[] = approved.map((a) => {
       const decision = { ...(JSON.parse(a.body) as Decision), confirmationId: a.confirmation_id };
-      return { decision, bodySha256: commitment(decision), resumed: true };
+      return { origin: { kind: 'resumed', confirmationId: a.confirmation_id }, decision, bodySha256: commitment(decision) };
     });
     const ids = approved.map((a) => a.confirmation_id);
-    await this.decisions.decide(readable, [], new Date(), (tx) => this.confirmations.claimForResume(tx, ids));
+    await this.pipeline.run({ candidates, deadLetters: [], acknowledge: (tx) => this.confirmations.claimForResume(tx, ids) });
     this.log.log(`resumed ${ids.length} approved decision(s)`);
   }
 

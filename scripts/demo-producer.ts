@@ -1,5 +1,6 @@
 // The demo: emits a handful of decisions (allowed ones, refused ones, and one unreadable message),
-// then prints the journal entries and dead letters it gets back from Kafka.
+// then prints the journal entries and dead letters it gets back from Kafka (a forged-token
+// decision ends as a dead letter, not in the journal).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { commonEnvShape, envInt, loadConfig, topicsFor } from '@arvis/config';
@@ -68,21 +69,27 @@ async function main(): Promise<void> {
   await client.sendRaw(topics.decisions, [{ key: runId, value: garbage }]);
   const ours = (d: { rawBase64: string }) => Buffer.from(d.rawBase64, 'base64').toString('utf8') === garbage;
 
-  const all = [...sent.map((d) => d.decisionId), `${flaky.decisionId}:retry:1`];
+  // The forged token is attributable to no one: it ends as a dead letter naming its decisionId,
+  // never in the journal.
+  const forged = [`${runId}:bad-token`];
+  const all = [...sent.map((d) => d.decisionId).filter((id) => !forged.includes(id)), `${flaky.decisionId}:retry:1`];
   const ok = await watcher.waitFor(
     () =>
       watcher.finalEntriesFor(all).size === all.length &&
+      watcher.deadLettersFor(forged).size === forged.length &&
       watcher.deadLetters.some(ours),
     env.DEMO_TIMEOUT_MS,
   );
-  for (const d of watcher.deadLetters.filter(ours)) {
-    console.log(`[dlq ${d.sourceTopic}@${d.partition}:${d.offset}] ${d.reasonCode}: ${d.detail}`);
+  for (const d of [...watcher.deadLettersFor(forged).values(), ...watcher.deadLetters.filter(ours)]) {
+    const which = d.decisionId ? ` ${d.decisionId.slice(runId.length + 1)}` : '';
+    console.log(`[dlq ${d.sourceTopic}@${d.partition}:${d.offset}]${which} ${d.reasonCode}: ${d.detail}`);
   }
   await client.close();
   await watcher.stop();
   const finals = watcher.finalEntriesFor(all);
   const completed = [...finals.values()].filter((es) => es[0].success).length;
   console.log(`[demo] ${finals.size}/${all.length} decisions have a final journal entry (${completed} completed, ${finals.size - completed} refused or failed)`);
+  console.log(`[demo] ${watcher.deadLettersFor(forged).size}/${forged.length} forged decision(s) dead-lettered as identity_invalid`);
   if (!ok) {
     console.error('[demo] timed out waiting for the journal');
     process.exit(1);

@@ -7,6 +7,8 @@ import { Stack } from './support/stack';
 // Every policy refusal through the running authorizer (production profile): one final
 // authorization_refusal with its reason code, and no intent, capability use or effect.
 // Decisions that break several gates at once prove the order of the gates (docs/architecture.md step 3, ADR 0014).
+// A token that does not verify is attributable to no one: that decision is not refused in the
+// journal but dead-lettered (identity_invalid, with the decisionId it claimed), with no inbox row.
 
 type Build = (h: Harness) => Promise<Omit<DecisionInput, 'decisionId' | 'causalId' | 'runId'>>;
 const mail = { to: 'bob@example.com', subject: 'hi', body: 'hello' };
@@ -89,7 +91,9 @@ describe('policy refusals carry their reason codes', () => {
     for (const [i, [, , build]] of scenarios.entries()) decisions.push({ ...(await build(h)), decisionId: ids[i], causalId: `c${i}`, runId: 'policy-run' } as DecisionInput);
     decisions.push({ decisionId: allowedId, causalId: 'c-ok', runId: 'policy-run', tool: 'mail.send', payload: mail, riskScore: 0.1, identity: await alice(h) });
     await h.client.send(decisions);
-    await h.waitUntil('a final entry per decision', async () => (await h.finalRows([...ids, allowedId])).length === ids.length + 1);
+    const journaled = [...ids.filter((_, i) => !unverifiable(scenarios[i][1])), allowedId];
+    await h.waitUntil('a final entry per journaled decision', async () => (await h.finalRows(journaled)).length === journaled.length);
+    await h.waitUntil('a dead letter per unverifiable decision', () => ids.filter((_, i) => unverifiable(scenarios[i][1])).every((id) => !!deadLetterOf(id)));
     rows = new Map((await h.finalRows([...ids, allowedId])).map((r) => [r.decision_id, r]));
   });
   afterAll(async () => {
@@ -97,9 +101,17 @@ describe('policy refusals carry their reason codes', () => {
     await stack?.stop();
   });
 
-  it.each(scenarios.map(([scenario, reason], i) => [scenario, reason, ids[i]]))('refuses %s with %s', (_scenario, reason, id) => {
+  const unverifiable = (reason: string) => reason === 'identity_invalid';
+  const deadLetterOf = (id: string) => h.journal.deadLetters.find((r) => r.sourceTopic === h.topics.decisions && r.decisionId === id);
+
+  it.each(scenarios.map(([scenario, reason], i) => [scenario, reason, ids[i]]))('refuses %s with %s', async (_scenario, reason, id) => {
     const row = rows.get(id);
-    expect([row?.kind, row?.effect_boundary, row?.reason_code]).toEqual(['authorization_refusal', 'pre_effect_refusal', reason]);
+    if (!unverifiable(reason)) {
+      expect([row?.kind, row?.effect_boundary, row?.reason_code]).toEqual(['authorization_refusal', 'pre_effect_refusal', reason]);
+      return;
+    }
+    expect([row, deadLetterOf(id)?.reasonCode]).toEqual([undefined, reason]);
+    expect(await h.query('SELECT decision_id FROM decision_inbox WHERE decision_id = $1', [id])).toEqual([]);
   });
 
   it('creates no intent for any refused decision, and runs the one policy allows', async () => {

@@ -19,8 +19,12 @@ describe('unreadable decisions go to the dead-letter topic and the consumer move
       ['too large', JSON.stringify({ ...base, decisionId: 'p-big', payload: { text: 'x'.repeat(300 * 1024) } }), 'payload_too_large'],
       ['integer beyond 2^53', JSON.stringify({ ...base, decisionId: 'p-int' }).replace('"riskScore":0.1', '"riskScore":0.1,"payloadN":9007199254740993'), 'malformed_message'],
       ['retry from outside', JSON.stringify({ ...base, decisionId: 'p-retry', retry: { attempt: 1, chainId: 'x', parentCausalId: 'y' } }), 'malformed_message'],
+      // The system's retries take ids in this namespace; nobody else may take one first.
+      ['an id in the system namespace', JSON.stringify({ ...base, decisionId: `arvis.retry.${'a'.repeat(40)}.1` }), 'malformed_message'],
       ['empty', null, 'malformed_message'],
       // Valid JSON, but a lone surrogate has no canonical (RFC 8785) form.
+      // JSON.parse would keep the last "text"; what the sender meant may be the first.
+      ['duplicate key', JSON.stringify({ ...base, decisionId: 'p-dup' }).replace('"text":"note 0"', '"text":"note 0","text":"other"'), 'malformed_message'],
       ['lone surrogate', JSON.stringify({ ...base, decisionId: 'p-surrogate' }).replace('"text":"note 0"', '"text":"\\ud800"'), 'malformed_message'],
     ];
     const at: { label: string; partition: number; offset: string; reason: string }[] = [];
@@ -38,7 +42,7 @@ describe('unreadable decisions go to the dead-letter topic and the consumer move
     }
     // Nothing from the poison reached the inbox or ran.
     const inbox = await h.query<{ n: string }>(
-      `SELECT count(*)::text AS n FROM decision_inbox WHERE decision_id IN ('p-v2','p-big','p-int','p-retry','p-surrogate')`,
+      `SELECT count(*)::text AS n FROM decision_inbox WHERE decision_id IN ('arvis.retry.${'a'.repeat(40)}.1','p-v2','p-big','p-int','p-retry','p-surrogate','p-dup')`,
     );
     expect(inbox[0].n).toBe('0');
   });

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { PersistenceModule } from '@arvis/persistence';
 import { RuntimeModule } from '@arvis/runtime';
+import { LifecycleModule } from '@arvis/lifecycle';
 import { demoCatalog, skewedDemoCatalog, ToolCatalog } from '@arvis/tool-catalog';
 import { AdmitDecisionService } from './admit-decision/admit-decision.service';
 import { ApproveConfirmationService } from './approve-confirmation/approve-confirmation.service';
@@ -10,6 +11,11 @@ import { ResumeConfirmationsService } from './resume-confirmations/resume-confir
 import { AuthorizeDecisionService } from './authorize-decision/authorize-decision.service';
 import { CommitIntentService } from './commit-intent/commit-intent.service';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from './config/authorizer.config';
+import { IsolateDecisionService } from './isolate-decision/isolate-decision.service';
+import { DecisionPipeline } from './decision-pipeline/decision-pipeline.service';
+import { JournalOutcomesStep } from './journal-outcomes/journal-outcomes.step';
+import { ParkDecisionStep } from './park-decision/park-decision.step';
+import { RecordInboxStep } from './record-inbox/record-inbox.step';
 import { DecisionsConsumer } from './receive-decisions/decisions.consumer';
 import { ReceiveDecisionsService } from './receive-decisions/receive-decisions.service';
 import { SubmitRetriesService } from './submit-retries/submit-retries.service';
@@ -20,7 +26,7 @@ export class AuthorizerModule {
   static forRoot(config: AuthorizerConfig): DynamicModule {
     return {
       module: AuthorizerModule,
-      imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot(config)],
+      imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot(config), LifecycleModule],
       controllers: [DecisionsConsumer, ConfirmationsController],
       providers: [
         { provide: AUTHORIZER_CONFIG, useValue: config },
@@ -30,6 +36,11 @@ export class AuthorizerModule {
         AdmitDecisionService,
         CommitIntentService,
         ReceiveDecisionsService,
+        RecordInboxStep,
+        ParkDecisionStep,
+        JournalOutcomesStep,
+        DecisionPipeline,
+        IsolateDecisionService,
         SubmitRetriesService,
         ApproveConfirmationService,
         ApproverGuard,

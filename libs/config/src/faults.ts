@@ -28,6 +28,8 @@ export const FaultsSchema = z.strictObject({
   journalResultFails: z.array(z.strictObject(ForDecisions)).optional(),
   /** The authorizer mints against a catalog whose fingerprint no dispatcher accepts. */
   authorizerCatalogSkew: z.boolean().optional(),
+  /** The authorizer fails (every time) on a slice that holds a decision with this prefix. */
+  decisionHandlingFails: z.array(z.strictObject(ForDecisions)).optional(),
   /** The dispatcher kills itself after receiving the intent, before consuming the capability. */
   dispatcherCrashBeforeConsume: z.array(z.strictObject(ForDecisions)).optional(),
 });

@@ -33,6 +33,12 @@ describe('ActionDecisionSchema', () => {
     expect(ActionDecisionSchema.safeParse({ ...decision, retry }).success).toBe(false);
   });
 
+  it('refuses a decision id in the namespace of the system\'s own decisions', () => {
+    const r = ActionDecisionSchema.safeParse({ ...decision, decisionId: 'arvis.retry.0123.1' });
+    expect(r.success).toBe(false);
+    expect(ActionDecisionSchema.safeParse({ ...decision, decisionId: 'narvis.retry.1' }).success).toBe(true);
+  });
+
   it('refuses a payload that is not a plain object', () => {
     for (const payload of [[1, 2], 'x', null, 3]) {
       expect(ActionDecisionSchema.safeParse({ ...decision, payload }).success).toBe(false);

@@ -13,9 +13,12 @@ const JwtShape = z
 
 // Strict: an unknown field (notably `retry`) is refused rather than dropped, so a client
 // cannot smuggle system-only fields in.
+/** Ids the system derives (retries) start with this; a decision from outside may not. */
+export const SYSTEM_ID_PREFIX = 'arvis.';
+
 export const ActionDecisionSchema = z.strictObject({
   specVersion: z.literal(SPEC_VERSION),
-  decisionId: Identifier,
+  decisionId: Identifier.refine((id) => !id.startsWith(SYSTEM_ID_PREFIX), `the prefix "${SYSTEM_ID_PREFIX}" is reserved for decisions the system creates`),
   runId: Identifier,
   causalId: Identifier,
   tool: Identifier,
@@ -29,6 +32,7 @@ export type ActionDecision = z.infer<typeof ActionDecisionSchema>;
 export type ActionDecisionInput = z.input<typeof ActionDecisionSchema>;
 
 export const InternalRetryDecisionSchema = ActionDecisionSchema.extend({
+  decisionId: Identifier,
   retry: RetryInfo,
 });
 export type InternalRetryDecision = z.infer<typeof InternalRetryDecisionSchema>;

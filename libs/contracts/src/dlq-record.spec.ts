@@ -47,4 +47,16 @@ describe('DLQ record', () => {
     expect(DlqRecordSchema.safeParse({ ...record, offset: '-1' }).success).toBe(false);
     expect(DlqRecordSchema.safeParse({ ...record, partition: -1 }).success).toBe(false);
   });
+
+  it('carries the decisionId the message claimed, when given, and omits it otherwise', () => {
+    const record = buildDlqRecord({ ...input, reasonCode: 'identity_invalid', decisionId: 'run-1:d7', raw: null });
+    expect(DlqRecordSchema.parse(JSON.parse(JSON.stringify(record)))).toMatchObject({ reasonCode: 'identity_invalid', decisionId: 'run-1:d7' });
+    expect('decisionId' in buildDlqRecord({ ...input, raw: null })).toBe(false);
+  });
+
+  it('cuts a long detail by code point, never leaving half an emoji', () => {
+    const record = buildDlqRecord({ ...input, detail: `${'a'.repeat(998)}😀😀😀`, raw: null });
+    expect([...record.detail]).toHaveLength(1000);
+    expect(record.detail.endsWith('a😀…')).toBe(true);
+  });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { DecimalString, Rfc3339Utc } from './primitives';
+import { clipText } from './clip-text';
+import { DecimalString, Identifier, Rfc3339Utc } from './primitives';
 import { ReasonCode, SPEC_VERSION } from './reason-codes';
 
 export const DlqRecordSchema = z.strictObject({
@@ -8,6 +9,12 @@ export const DlqRecordSchema = z.strictObject({
   partition: z.number().int().min(0),
   offset: DecimalString,
   reasonCode: ReasonCode,
+  /**
+   * The decision the message claimed to be, when the consumer could read one: set on
+   * `identity_invalid` (a claim nobody is accountable for: no inbox row, no journal entry) and
+   * on a decision that could not be processed nor journaled. Optional since contracts v2.
+   */
+  decisionId: Identifier.optional(),
   detail: z.string(),
   rawBase64: z.string(),
   receivedAt: Rfc3339Utc,
@@ -17,6 +24,8 @@ export type DlqRecord = z.infer<typeof DlqRecordSchema>;
 // Base64 grows bytes by 4/3: a near-limit original would make a DLQ record the broker refuses,
 // and a DLQ publish that fails stalls the consumer. 512 KiB keeps the record under Kafka's 1 MB default.
 export const DEFAULT_DLQ_MAX_RAW_BYTES = 512 * 1024;
+/** The detail often quotes the sender (an issuer, an error); it is cut, by code point, to this. */
+export const DLQ_MAX_DETAIL = 1000;
 
 export interface BuildDlqRecordInput {
   sourceTopic: string;
@@ -24,6 +33,7 @@ export interface BuildDlqRecordInput {
   offset: string | bigint;
   reasonCode: ReasonCode;
   detail: string;
+  decisionId?: string;
   raw: Buffer | null;
   receivedAt: Date;
   /** Keep at most this many raw bytes; the detail then says how much was cut. */
@@ -39,15 +49,15 @@ export function buildDlqRecord(input: BuildDlqRecordInput): DlqRecord {
   const maxRaw = input.maxRawBytes ?? DEFAULT_DLQ_MAX_RAW_BYTES;
   const truncated = raw.byteLength > maxRaw;
   const kept = truncated ? raw.subarray(0, maxRaw) : raw;
-  const detail = truncated
-    ? `${input.detail} (raw truncated to ${maxRaw} of ${raw.byteLength} bytes)`
-    : input.detail;
+  const said = clipText(input.detail, DLQ_MAX_DETAIL);
+  const detail = truncated ? `${said} (raw truncated to ${maxRaw} of ${raw.byteLength} bytes)` : said;
   return DlqRecordSchema.parse({
     specVersion: 1,
     sourceTopic: input.sourceTopic,
     partition: input.partition,
     offset: typeof input.offset === 'bigint' ? input.offset.toString() : input.offset,
     reasonCode: input.reasonCode,
+    ...(input.decisionId !== undefined ? { decisionId: input.decisionId } : {}),
     detail,
     rawBase64: kept.toString('base64'),
     receivedAt: input.receivedAt.toISOString(),

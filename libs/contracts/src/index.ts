@@ -9,3 +9,4 @@ export * from './intent-message';
 export * from './journal-entry';
 export * from './dlq-record';
 export * from './parse-inbound';
+export * from './clip-text';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ActionDecisionSchema, DlqRecordSchema, exceedsSafeInteger, parseInbound } from './index';
+import { ActionDecisionSchema, DEFAULT_MAX_ARRAY_LENGTH, DEFAULT_MAX_KEYS, DlqRecordSchema, exceedsSafeInteger, IntentMessageSchema, parseInbound } from './index';
 
 const opts = { maxBytes: 64 * 1024 };
 const decision = {
@@ -194,6 +194,87 @@ describe('parseInbound', () => {
     });
     const bomb = bytes('['.repeat(50_000) + ']'.repeat(50_000));
     expect(parseInbound(ActionDecisionSchema, bomb, { maxBytes: 1_000_000 })).toMatchObject({ ok: false });
+  });
+
+  describe('bounds on what an unauthenticated message can make us walk', () => {
+    const withPayload = (literal: string): Buffer => bytes(JSON.stringify({ ...decision, payload: '__P__' }).replace('"__P__"', literal));
+    const objectOf = (n: number): string => `{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',')}}`;
+    const arrayOf = (n: number): string => `[${Array.from({ length: n }, (_, i) => i).join(',')}]`;
+
+    it('accepts an object with maxKeys keys and refuses one more', () => {
+      expect(parseInbound(ActionDecisionSchema, withPayload(objectOf(20)), { ...opts, maxKeys: 20 }).ok).toBe(true); // the decision itself has 8
+      expect(parseInbound(ActionDecisionSchema, withPayload(objectOf(21)), { ...opts, maxKeys: 20 })).toEqual({
+        ok: false,
+        reasonCode: 'malformed_message',
+        detail: 'an object has more than 20 keys',
+      });
+    });
+
+    it('accepts an array of maxArrayLength elements, however nested, and refuses one more', () => {
+      expect(parseInbound(ActionDecisionSchema, withPayload(`{"a":{"b":${arrayOf(30)}}}`), { ...opts, maxArrayLength: 30 }).ok).toBe(true);
+      expect(parseInbound(ActionDecisionSchema, withPayload(`{"a":{"b":${arrayOf(31)}}}`), { ...opts, maxArrayLength: 30 })).toEqual({
+        ok: false,
+        reasonCode: 'malformed_message',
+        detail: 'an array has more than 30 elements',
+      });
+    });
+
+    it('does not count commas inside strings, nor the members of sibling containers together', () => {
+      const commas = JSON.stringify({ t: ',,,,,,,,,,,,,,,,,,,,,,,,,' });
+      const siblings = `{"a":${objectOf(8)},"b":${objectOf(8)},"c":${arrayOf(5)}}`;
+      expect(parseInbound(ActionDecisionSchema, withPayload(commas), { ...opts, maxKeys: 8, maxArrayLength: 5 }).ok).toBe(true);
+      expect(parseInbound(ActionDecisionSchema, withPayload(siblings), { ...opts, maxKeys: 8, maxArrayLength: 5 }).ok).toBe(true);
+    });
+
+    it('applies defaults when no bounds are given', () => {
+      const big = { maxBytes: 1_000_000 };
+      expect(parseInbound(ActionDecisionSchema, withPayload(objectOf(DEFAULT_MAX_KEYS + 1)), big)).toMatchObject({ ok: false, reasonCode: 'malformed_message' });
+      expect(parseInbound(ActionDecisionSchema, withPayload(`{"a":${arrayOf(DEFAULT_MAX_ARRAY_LENGTH + 1)}}`), big)).toMatchObject({ ok: false });
+      expect(parseInbound(ActionDecisionSchema, withPayload(objectOf(DEFAULT_MAX_KEYS)), big).ok).toBe(true);
+    });
+  });
+
+  describe('duplicate keys (JSON.parse keeps the last one, silently)', () => {
+    const withPayload = (literal: string): Buffer => bytes(JSON.stringify({ ...decision, payload: '__P__' }).replace('"__P__"', literal));
+    const refused = (key: string) => ({ ok: false, reasonCode: 'malformed_message', detail: `duplicate key ${JSON.stringify(key)} in one object` });
+
+    it.each([
+      ['in the payload', '{"a":1,"a":2}', 'a'],
+      ['spelled once plainly and once escaped', '{"a":1,"\\u0061":2}', 'a'],
+      ['both escaped differently', '{"\\u0041b":1,"A\\u0062":2}', 'Ab'],
+      ['with an escaped quote in the key', '{"a\\"":1,"a\\"":2}', 'a"'],
+      ['an emoji, once as a surrogate-pair escape', '{"\\ud83d\\ude00":1,"😀":2}', '😀'],
+      ['deep in nested objects', '{"x":{"y":{"k":1,"k":2}}}', 'k'],
+      ['after a nested object closed in between', '{"a":{"b":1,"c":[1,{"d":2}]},"a":2}', 'a'],
+      ['inside an object inside an array', '{"list":[{"k":1},{"k":1,"k":2}]}', 'k'],
+      ['with whitespace before the colon', '{"a" :1, "a"\n:2}', 'a'],
+      ['the empty key', '{"":1,"":2}', ''],
+    ])('refuses a duplicate %s as malformed_message', (_case, literal, key) => {
+      expect(parseInbound(ActionDecisionSchema, withPayload(literal), opts)).toEqual(refused(key));
+    });
+
+    it('refuses a duplicate at the top level, before the schema or specVersion is looked at', () => {
+      const raw = bytes(JSON.stringify(decision).replace('"decisionId":"d-1"', '"decisionId":"forged","decisionId":"d-1"'));
+      expect(parseInbound(ActionDecisionSchema, raw, opts)).toEqual(refused('decisionId'));
+    });
+
+    it.each([
+      ['the same key in sibling objects', '{"a":{"k":1},"b":{"k":2}}'],
+      ['the same key in objects of one array', '{"list":[{"k":1},{"k":1}]}'],
+      ['the same key at different depths', '{"k":{"k":{"k":1}}}'],
+      ['a value that spells a key', '{"a":"a","b":"a"}'],
+      ['keys that differ only in case', '{"a":1,"A":2}'],
+      ['a key with a trailing backslash and its prefix', '{"a\\\\":1,"a":2}'],
+      ['keys that look alike inside strings', '{"t":"{\\"a\\":1,\\"a\\":2}"}'],
+    ])('accepts %s', (_case, literal) => {
+      expect(parseInbound(ActionDecisionSchema, withPayload(literal), opts).ok).toBe(true);
+    });
+
+    it('applies to intents too (one shared parser)', () => {
+      const intent = { specVersion: 1, intentId: 'i-1', intentId2: 'x' };
+      const raw = bytes(JSON.stringify(intent).replace('"intentId2":"x"', '"intentId":"i-2"'));
+      expect(parseInbound(IntentMessageSchema, raw, opts)).toEqual(refused('intentId'));
+    });
   });
 
   it('works with any schema, e.g. a DLQ record', () => {

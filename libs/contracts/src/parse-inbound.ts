@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clipText } from './clip-text';
 import { SPEC_VERSION } from './reason-codes';
 
 export type InboundReasonCode = 'malformed_message' | 'payload_too_large' | 'unsupported_spec_version';
@@ -11,18 +12,22 @@ export interface ParseInboundOptions {
   maxBytes: number;
   /** Deepest allowed nesting of objects/arrays; recursive consumers (JCS, hashing) need a bound. */
   maxDepth?: number;
+  /** Most keys in any one object (canonicalisation sorts them; schemas walk them). */
+  maxKeys?: number;
+  /** Most elements in any one array. */
+  maxArrayLength?: number;
 }
 
 export const DEFAULT_MAX_DEPTH = 64;
+export const DEFAULT_MAX_KEYS = 1000;
+export const DEFAULT_MAX_ARRAY_LENGTH = 10000;
 const MAX_DETAIL = 500;
 const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER); // 16 digits
 
 // fatal: a lossy decode would replace bad bytes with U+FFFD and change what gets hashed.
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-function clip(s: string, max = MAX_DETAIL): string {
-  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
-}
+const clip = (s: string, max = MAX_DETAIL): string => clipText(s, max);
 
 function refuse<T>(reasonCode: InboundReasonCode, detail: string): InboundResult<T> {
   return { ok: false, reasonCode, detail: clip(detail) };
@@ -55,45 +60,81 @@ const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 const isNumberChar = (c: number): boolean =>
   isDigit(c) || c === 43 /* + */ || c === 45 /* - */ || c === 46 /* . */ || c === 69 /* E */ || c === 101; /* e */
 
+interface Container {
+  object: boolean;
+  /** Commas seen at this level: members or elements = commas + 1 once it holds any. */
+  commas: number;
+  /** An object's keys so far, decoded (so "a" and "\u0061" are one key). */
+  keys?: Set<string>;
+}
+
+interface ScanLimits {
+  maxDepth: number;
+  maxKeys: number;
+  maxArrayLength: number;
+}
+
+/** Index of the quote that closes the string opening at `i`. */
+function stringEnd(text: string, i: number): number {
+  // indexOf jumps over long strings (tokens, base64) far faster than a per-character loop.
+  let j = text.indexOf('"', i + 1);
+  for (;;) {
+    let backslashes = 0;
+    while (text.charCodeAt(j - 1 - backslashes) === 92 /* \ */) backslashes += 1;
+    if (backslashes % 2 === 0) return j;
+    j = text.indexOf('"', j + 1);
+  }
+}
+
+const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
+
+/** The key a string token spells, when the token (from i to j) is an object key; else null. */
+function keyAt(text: string, i: number, j: number): string | null {
+  let k = j + 1;
+  while (k < text.length && isSpace(text.charCodeAt(k))) k += 1;
+  if (text.charCodeAt(k) !== 58 /* : */) return null;
+  const token = text.slice(i, j + 1);
+  return token.includes('\\') ? (JSON.parse(token) as string) : token.slice(1, -1);
+}
+
 /**
  * One pass over text that JSON.parse has already accepted, looking for what JSON.parse hides:
- * integers it silently rounds, `__proto__` keys that schema parsing silently drops (so the hash
- * would cover a different payload than the one sent), and nesting deep enough to overflow
- * recursive consumers. String contents are skipped, so digits inside strings are never numbers.
+ * integers it silently rounds, duplicate keys it silently collapses (last one wins), `__proto__`
+ * keys that schema parsing silently drops (so the hash would cover a different payload than the
+ * one sent), and sizes that would make an
+ * unauthenticated message expensive (nesting depth, keys per object, array length) before
+ * anything else looks at it. String contents are skipped, so digits inside strings are never numbers.
  */
-function scanJsonText(text: string, maxDepth: number): string | null {
-  let depth = 0;
+function scanJsonText(text: string, limits: ScanLimits): string | null {
+  const open: Container[] = [];
   let i = 0;
   const n = text.length;
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 34 /* " */) {
-      // indexOf jumps over long strings (tokens, base64) far faster than a per-character loop.
-      let j = text.indexOf('"', i + 1);
-      for (;;) {
-        let backslashes = 0;
-        while (text.charCodeAt(j - 1 - backslashes) === 92 /* \ */) backslashes += 1;
-        if (backslashes % 2 === 0) break;
-        j = text.indexOf('"', j + 1);
-      }
-      // Raw "__proto__" is 9 characters; spelled with escapes it is at most 54.
-      const rawLength = j - i - 1;
-      if (rawLength >= 9 && rawLength <= 54) {
-        let k = j + 1;
-        while (k < n && (text[k] === ' ' || text[k] === '\t' || text[k] === '\n' || text[k] === '\r')) k += 1;
-        if (text.charCodeAt(k) === 58 /* : */) {
-          const token = text.slice(i, j + 1);
-          const key = token.includes('\\') ? (JSON.parse(token) as string) : token.slice(1, -1);
-          if (key === '__proto__') return 'the key "__proto__" is not allowed';
-        }
+      const j = stringEnd(text, i);
+      const top = open[open.length - 1];
+      const key = top?.object ? keyAt(text, i, j) : null;
+      if (key !== null) {
+        if (key === '__proto__') return 'the key "__proto__" is not allowed';
+        // JSON.parse keeps the last of two equal keys; what was signed or meant may be the first.
+        top.keys ??= new Set();
+        if (top.keys.has(key)) return `duplicate key ${clip(JSON.stringify(key), 100)} in one object`;
+        top.keys.add(key);
       }
       i = j + 1;
     } else if (c === 123 /* { */ || c === 91 /* [ */) {
-      depth += 1;
-      if (depth > maxDepth) return `nesting deeper than ${maxDepth} levels`;
+      open.push({ object: c === 123, commas: 0 });
+      if (open.length > limits.maxDepth) return `nesting deeper than ${limits.maxDepth} levels`;
       i += 1;
     } else if (c === 125 /* } */ || c === 93 /* ] */) {
-      depth -= 1;
+      open.pop();
+      i += 1;
+    } else if (c === 44 /* , */) {
+      const top = open[open.length - 1];
+      top.commas += 1;
+      if (top.object && top.commas + 1 > limits.maxKeys) return `an object has more than ${limits.maxKeys} keys`;
+      if (!top.object && top.commas + 1 > limits.maxArrayLength) return `an array has more than ${limits.maxArrayLength} elements`;
       i += 1;
     } else if (c === 45 /* - */ || isDigit(c)) {
       let j = i + 1;
@@ -160,7 +201,11 @@ export function parseInbound<S extends z.ZodTypeAny>(
     return refuse('malformed_message', `invalid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
 
-  const hidden = scanJsonText(text, opts.maxDepth ?? DEFAULT_MAX_DEPTH);
+  const hidden = scanJsonText(text, {
+    maxDepth: opts.maxDepth ?? DEFAULT_MAX_DEPTH,
+    maxKeys: opts.maxKeys ?? DEFAULT_MAX_KEYS,
+    maxArrayLength: opts.maxArrayLength ?? DEFAULT_MAX_ARRAY_LENGTH,
+  });
   if (hidden !== null) return refuse('malformed_message', hidden);
 
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {

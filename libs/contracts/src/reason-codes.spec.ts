@@ -1,7 +1,7 @@
 import { REASON_CODES_VERSION, ReasonCode, SPEC_VERSION } from './index';
 
 describe('reason codes', () => {
-  it('lists exactly the 31 codes of version 2 (docs/wire-contract.md), in order', () => {
+  it('lists exactly the 33 codes of version 2 (docs/wire-contract.md), in order', () => {
     expect(ReasonCode.options).toEqual([
       'malformed_message',
       'payload_too_large',
@@ -34,8 +34,10 @@ describe('reason codes', () => {
       'dispatcher_lost_before_effect',
       'dispatcher_lost_during_effect',
       'idempotency_key_in_use',
+      'message_unprocessable',
+      'decision_unprocessable',
     ]);
-    expect(ReasonCode.options).toHaveLength(31);
+    expect(ReasonCode.options).toHaveLength(33);
   });
 
   it('is closed: an unknown code is refused', () => {

@@ -4,6 +4,8 @@ export const SPEC_VERSION = 1 as const;
 
 // Closed and versioned: adding a code is a contract change, so consumers can pin the version
 // they were built against instead of discovering new codes in production.
+// v2 (docs/upgrading.md): `identity_invalid` on DLQ records, with an optional `decisionId`;
+// recovery's own codes, `idempotency_key_in_use`, `message_unprocessable` and `decision_unprocessable`.
 export const REASON_CODES_VERSION = 2 as const;
 
 export const ReasonCode = z.enum([
@@ -42,5 +44,8 @@ export const ReasonCode = z.enum([
   // Version 2. Another decision with the same idempotency key held it and its effect did not
   // happen (failed, refused, never started): this one did not run either, and may be retried.
   'idempotency_key_in_use',
+  // Contracts v2: a message whose handling failed every time, isolated so its partition moves on.
+  'message_unprocessable',
+  'decision_unprocessable',
 ]);
 export type ReasonCode = z.infer<typeof ReasonCode>;

@@ -50,7 +50,7 @@ export class DecisionClient {
 }
 
 /**
- * Reads the journal and dead-letter topics from the beginning in a throwaway consumer group,
+ * Reads the journal and dead-letter topics (decisions and intents) from the beginning in a throwaway consumer group,
  * deduplicating journal entries by journalSeq (the topic is an at-least-once copy).
  */
 export class JournalWatcher {
@@ -103,6 +103,17 @@ export class JournalWatcher {
       if (!['tool_result', 'authorization_refusal', 'admission_refusal'].includes(e.kind)) continue;
       out.set(e.decisionId, [...(out.get(e.decisionId) ?? []), e]);
     }
+    return out;
+  }
+
+  /**
+   * Dead letters that name these decisions: a decision whose identity token did not verify ends
+   * here (`identity_invalid`), not in the journal, because it is attributable to no one.
+   */
+  deadLettersFor(decisionIds: Iterable<string>): Map<string, DlqRecord> {
+    const wanted = new Set(decisionIds);
+    const out = new Map<string, DlqRecord>();
+    for (const d of this.deadLetters) if (d.decisionId !== undefined && wanted.has(d.decisionId)) out.set(d.decisionId, d);
     return out;
   }
 

@@ -10,5 +10,8 @@ export {
   type Kafka,
   type Producer,
 } from './kafka-client';
-export { KafkaBatchTransport, type KafkaBatch, type KafkaBatchTransportOptions } from './kafka-batch.transport';
+export { isolatedPattern, KafkaBatchTransport, type KafkaBatch, type KafkaBatchTransportOptions } from './kafka-batch.transport';
+export { settleSlice, SettleStopped, type IsolatedMessage, type SettleOptions } from './settle-slice';
+export { isTransientFault } from './transient-fault';
 export { ensureTopics, type TopicPlan } from './topics';
+export { PassErrorsToTransport } from './pass-errors-to-transport.filter';

@@ -3,7 +3,10 @@ import { CustomTransportStrategy, Server } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
 import type { Consumer, EachBatchPayload } from 'kafkajs';
 import type { KafkaSettings } from '@arvis/config';
-import { createKafka, toInboundHeaders, type InboundMessage } from './kafka-client';
+import { buildDlqRecord } from '@arvis/contracts';
+import { createKafka, KafkaPublisher, toInboundHeaders, type InboundMessage, type Kafka } from './kafka-client';
+import { settleSlice, SettleStopped, type IsolatedMessage } from './settle-slice';
+import { isTransientFault } from './transient-fault';
 
 /** What an @EventPattern handler receives: a slice of one partition's batch, in offset order. */
 export interface KafkaBatch {
@@ -18,15 +21,22 @@ export interface KafkaBatchTransportOptions {
   topics: Record<string, string>;
   /** Largest slice handed to a handler at once; one database transaction per slice. */
   maxSliceSize: number;
-  /** Called when a handler keeps failing: the process must exit loudly rather than spin. */
+  /** Called when the consumer itself crashed for good: the process must exit loudly rather than spin. */
   onFatal: (error: Error) => void;
-  /**
-   * Asked after a handler fault: true while a dependency (the database) is unreachable. Such a
-   * fault is an outage, not the batch's: the partition pauses and the attempt is not counted,
-   * so an outage of any length never ends in onFatal.
-   */
-  dependencyDown?: () => Promise<boolean>;
+  /** Which handler failures to wait out (default: database or broker unavailable). */
+  isTransient?: (error: unknown) => boolean;
+  /** Where the default isolation sends a message's DLQ record (default: `<topic>.dlq`). */
+  deadLetterTopic?: (sourceTopic: string) => string;
 }
+
+/**
+ * The pattern of the handler that records an isolated message of `pattern`'s topic, e.g.
+ * `@EventPattern(isolatedPattern('decisions'))`. Without one, the transport publishes a DLQ
+ * record (`message_unprocessable`) itself.
+ */
+export const isolatedPattern = (pattern: string): string => `${pattern}:isolated`;
+
+type MessageHandlerFn = NonNullable<ReturnType<Server['getHandlerByPattern']>>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -40,6 +50,9 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
   private readonly log = new Logger(KafkaBatchTransport.name);
   private readonly patternByTopic = new Map<string, string>();
   private closing = false;
+  private kafka?: Kafka;
+  private publisher?: KafkaPublisher;
+  private warnedOpaque = false;
 
   constructor(private readonly options: KafkaBatchTransportOptions) {
     super();
@@ -57,6 +70,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
   private async start(): Promise<void> {
     const { kafka: settings } = this.options;
     const kafka = createKafka(settings);
+    this.kafka = kafka;
     this.consumer = kafka.consumer({
       groupId: settings.groupId,
       sessionTimeout: settings.sessionTimeoutMs,
@@ -66,6 +80,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       retry: { retries: 10, initialRetryTime: 300, maxRetryTime: 5000 },
     });
     for (const pattern of this.messageHandlers.keys()) {
+      if (pattern.endsWith(isolatedPattern(''))) continue;
       const topic = this.options.topics[pattern];
       if (!topic) throw new Error(`no topic configured for handler pattern "${pattern}"`);
       this.patternByTopic.set(topic, pattern);
@@ -87,7 +102,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
   private async eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
     const pattern = this.patternByTopic.get(batch.topic);
     const handler = pattern ? this.getHandlerByPattern(pattern) : null;
-    if (!handler) throw new Error(`no handler for topic ${batch.topic}`);
+    if (!pattern || !handler) throw new Error(`no handler for topic ${batch.topic}`);
     const all: InboundMessage[] = batch.messages.map((m) => ({
       topic: batch.topic,
       partition: batch.partition,
@@ -97,11 +112,17 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       headers: toInboundHeaders(m.headers),
       timestamp: m.timestamp,
     }));
+    const stopped = () => this.closing || !isRunning() || isStale();
     for (let i = 0; i < all.length; i += this.options.maxSliceSize) {
-      if (!isRunning() || isStale()) return;
+      if (stopped()) return;
       const messages = all.slice(i, i + this.options.maxSliceSize);
-      const slice: KafkaBatch = { topic: batch.topic, partition: batch.partition, messages };
-      await this.withHeartbeat(heartbeat, () => this.runHandler(handler, slice, heartbeat));
+      try {
+        await this.withHeartbeat(heartbeat, () => this.settle(pattern, handler, messages, heartbeat, stopped));
+      } catch (e) {
+        // Stopped mid-slice: leave it uncommitted; the partition's next owner gets it again.
+        if (e instanceof SettleStopped) return;
+        throw e;
+      }
       const last = messages[messages.length - 1].offset;
       resolveOffset(last);
       await this.consumer!.commitOffsets([
@@ -125,44 +146,92 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     }
   }
 
-  /** A fault (bug, lock timeout) is retried with backoff; past the limit the process exits. A database outage pauses. */
-  private async runHandler(
-    handler: NonNullable<ReturnType<Server['getHandlerByPattern']>>,
-    slice: KafkaBatch,
+  /**
+   * A transient fault (database or broker down) is waited out, however long; never an exit. A
+   * failure that recurs is narrowed down by halves to the one message that causes it, which is
+   * isolated (its own handler, else a DLQ record) so the partition moves on.
+   */
+  private async settle(
+    pattern: string,
+    handler: MessageHandlerFn,
+    messages: InboundMessage[],
     heartbeat: () => Promise<void>,
+    stopped: () => boolean,
   ): Promise<void> {
-    const max = this.options.kafka.maxHandlerAttempts;
-    for (let attempt = 1; ; attempt++) {
+    const where = `${messages[0].topic}[${messages[0].partition}]`;
+    await settleSlice(messages, {
+      handle: (run) => this.invoke(handler, { topic: run[0].topic, partition: run[0].partition, messages: run } satisfies KafkaBatch),
+      isolate: (isolated) => this.isolate(pattern, isolated),
+      isTransient: (e) => this.isTransient(e),
+      maxAttempts: this.options.kafka.maxHandlerAttempts,
+      stopped,
+      pause: async (attempt) => {
+        await heartbeat().catch(() => undefined);
+        await sleep(Math.min(200 * 2 ** Math.min(attempt, 10), 5000));
+      },
+      onRetry: ({ messages: run, attempt, error, transient }) => {
+        const what = run.length === 0 ? 'isolating a message' : `${run.length} message(s) from offset ${run[0].offset}`;
+        this.log.warn(`${transient ? 'transient fault' : 'handler failure'} on ${where}, ${what} (attempt ${attempt}): ${error.message}`);
+      },
+    });
+  }
+
+  /**
+   * Nest's default filter turns a handler's error into an opaque `{status, message}`; what
+   * cannot be told apart is waited out (never isolated), as a database outage must be.
+   */
+  private isTransient(e: unknown): boolean {
+    const opaque = !(e instanceof Error) && typeof e === 'object' && e !== null && (e as { status?: unknown }).status === 'error';
+    if (opaque) {
+      if (!this.warnedOpaque) this.log.warn('handler errors arrive opaque; add @UseFilters(new PassErrorsToTransport()) to the consumer to isolate failing messages');
+      this.warnedOpaque = true;
+      return true;
+    }
+    return (this.options.isTransient ?? isTransientFault)(e);
+  }
+
+  private async invoke(handler: MessageHandlerFn, data: unknown): Promise<void> {
+    await lastValueFrom(this.transformToObservable(await handler(data)), { defaultValue: undefined });
+  }
+
+  /** The topic's own isolation handler if it has one; its permanent failure falls back to the DLQ record. */
+  private async isolate(pattern: string, isolated: IsolatedMessage): Promise<void> {
+    const { message, error, attempts } = isolated;
+    this.log.error(`isolating ${message.topic}[${message.partition}]@${message.offset} after ${attempts} failure(s): ${error.message}`);
+    const own = this.getHandlerByPattern(isolatedPattern(pattern));
+    if (own) {
       try {
-        await lastValueFrom(this.transformToObservable(await handler(slice)), { defaultValue: undefined });
+        await this.invoke(own, isolated);
         return;
       } catch (e) {
-        const error = e as Error;
-        if (!this.closing && (await this.options.dependencyDown?.())) {
-          this.log.warn(`handler fault on ${slice.topic}[${slice.partition}] while the database is unreachable; pausing: ${error.message}`);
-          attempt--;
-          await heartbeat().catch(() => undefined);
-          await sleep(1000);
-          continue;
-        }
-        if (attempt >= max || this.closing) {
-          const fatal = new Error(
-            `handler for ${slice.topic}[${slice.partition}] failed ${attempt} times at offset ${slice.messages[0].offset}: ${error.message}`,
-          );
-          if (!this.closing) this.options.onFatal(fatal);
-          throw fatal;
-        }
-        this.log.warn(`handler fault on ${slice.topic}[${slice.partition}] (attempt ${attempt}/${max}): ${error.message}`);
-        await heartbeat().catch(() => undefined);
-        await sleep(Math.min(200 * 2 ** attempt, 5000));
+        if (this.isTransient(e)) throw e;
+        this.log.error(`isolation handler for ${pattern} failed (${(e as Error).message}); publishing a DLQ record instead`);
       }
     }
+    await this.publishDeadLetter(isolated);
+  }
+
+  /** Published straight to Kafka: a crash before the offset commit repeats it (at least once). */
+  private async publishDeadLetter({ message, error, attempts }: IsolatedMessage): Promise<void> {
+    const record = buildDlqRecord({
+      sourceTopic: message.topic,
+      partition: message.partition,
+      offset: message.offset,
+      reasonCode: 'message_unprocessable',
+      detail: `handling failed ${attempts} time(s): ${error.message}`,
+      raw: message.value,
+      receivedAt: new Date(),
+    });
+    this.publisher ??= new KafkaPublisher(this.kafka!);
+    const topic = (this.options.deadLetterTopic ?? ((t: string) => `${t}.dlq`))(message.topic);
+    await this.publisher.sendBatch(new Map([[topic, [{ key: message.key ?? `${message.partition}:${message.offset}`, value: JSON.stringify(record) }]]]));
   }
 
   async close(): Promise<void> {
     this.closing = true;
     // disconnect() waits for the batch in progress, so its offsets are committed before we leave.
     await this.consumer?.disconnect();
+    await this.publisher?.disconnect().catch(() => undefined);
   }
 
   on(): never {

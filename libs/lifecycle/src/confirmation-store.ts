@@ -1,17 +1,161 @@
 import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import type { EffectBoundary } from '@arvis/contracts';
+import { PrismaService, type Tx } from '@arvis/persistence';
 import type { Sql } from './sql';
 
 /** Only these prove the effect did not start; every other state spends the confirmation. */
 export const RELEASING_STATES: ReadonlySet<EffectBoundary> = new Set(['pre_effect_refusal', 'effect_not_started']);
 
-/** Writes to `confirmations` made once a capability that reserved one reaches a final state. */
+/** A decision parked for a human confirmation, bound to exactly this action. */
+export interface ParkRequest {
+  decisionId: string;
+  tenant: string;
+  principal: string;
+  tool: string;
+  payloadSha256: string;
+}
+
+/** An approved confirmation a new capability wants to reserve, for exactly this action. */
+export interface ReserveRequest {
+  confirmationId: string;
+  capabilityId: string;
+  tool: string;
+  payloadSha256: string;
+  principal: string;
+  tenant: string;
+}
+
+export interface Approver {
+  tenant: string;
+  principal: string;
+}
+
+/** A confirmation closed by the worker: denied, or expired just now. */
+export interface ClosedConfirmation {
+  decisionId: string;
+  status: 'denied' | 'expired';
+  tenant: string;
+  principal: string;
+  /** The parked decision's body (from the inbox). */
+  body: string;
+  /** The database's time of the closing transaction. */
+  closedAt: Date;
+}
+
+/** The confirmation presented could not be reserved (raced, expired, changed): an expected refusal. */
+export class ConfirmationNotReservable extends Error {
+  constructor(readonly confirmationIds: string[]) {
+    super(`confirmation ${confirmationIds.join(', ')} could not be reserved`);
+    this.name = 'ConfirmationNotReservable';
+  }
+}
+
+/**
+ * Every write to `confirmations`. Each transition is one set-based SQL statement guarded by the
+ * state it leaves, and its row count is checked: a count the caller cannot explain is a fault.
+ * Times are the database's (`now()`).
+ *
+ * pending --approve--> approved --reserve--> reserved (the dispatcher releases or consumes it)
+ * pending --deny--> denied --close--> (resumed_at set)   pending --expire--> expired
+ * approved/reserved --claimForResume--> (resumed_at set: the worker carries the decision on)
+ */
 @Injectable()
 export class ConfirmationStore {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** One pending confirmation per parked decision, expiring after the request TTL. */
+  async park(tx: Tx, parked: ParkRequest[], requestTtlMs: number): Promise<void> {
+    if (parked.length === 0) return;
+    const inserted = await tx.$executeRaw`
+      INSERT INTO confirmations (confirmation_id, decision_id, tenant, principal, tool, payload_sha256, status, expires_at)
+      SELECT v.id, v.decision_id, v.tenant, v.principal, v.tool, v.payload_sha256, 'pending', now() + make_interval(secs => ${requestTtlMs}::float8 / 1000)
+      FROM unnest(${parked.map(() => randomUUID())}::text[], ${parked.map((p) => p.decisionId)}::text[],
+                  ${parked.map((p) => p.tenant)}::text[], ${parked.map((p) => p.principal)}::text[],
+                  ${parked.map((p) => p.tool)}::text[], ${parked.map((p) => p.payloadSha256)}::text[])
+           AS v(id, decision_id, tenant, principal, tool, payload_sha256)`;
+    if (inserted !== parked.length) throw new Error(`parked ${inserted} of ${parked.length} decisions`);
+  }
+
   /**
-   * Keyed on the effect boundary, never on success: released back to approved before any effect,
-   * consumed (single use) once an effect started, failed or is unknown. Not every capability
-   * reserved a confirmation, so the row count is at most the number given.
+   * pending -> approved, with a grant, by an approver of the same tenant who is not the requester,
+   * before the request expired. False (an expected outcome) when any of that does not hold.
+   */
+  async approve(confirmationId: string, approver: Approver, grantTtlMs: number): Promise<boolean> {
+    const changed = await this.prisma.$executeRaw`
+      UPDATE confirmations SET status = 'approved', decided_at = now(), decided_by = ${approver.principal},
+             grant_expires_at = now() + make_interval(secs => ${grantTtlMs}::float8 / 1000)
+      WHERE confirmation_id = ${confirmationId} AND status = 'pending' AND expires_at > now()
+        AND tenant = ${approver.tenant} AND principal <> ${approver.principal}`;
+    return this.atMostOne(changed, 'approved');
+  }
+
+  /** pending -> denied, on the same conditions as approve. */
+  async deny(confirmationId: string, approver: Approver): Promise<boolean> {
+    const changed = await this.prisma.$executeRaw`
+      UPDATE confirmations SET status = 'denied', decided_at = now(), decided_by = ${approver.principal}
+      WHERE confirmation_id = ${confirmationId} AND status = 'pending' AND expires_at > now()
+        AND tenant = ${approver.tenant} AND principal <> ${approver.principal}`;
+    return this.atMostOne(changed, 'denied');
+  }
+
+  /**
+   * pending past its TTL -> expired, and denied ones closed, each claimed once (resumed_at), in
+   * the caller's transaction; returns them with their parked decision's body.
+   */
+  async expireAndCloseDenied(tx: Tx): Promise<ClosedConfirmation[]> {
+    const rows = await tx.$queryRaw<{ now: Date; decision_id: string; status: 'denied' | 'expired'; tenant: string; principal: string; body: string }[]>`
+      UPDATE confirmations c
+      SET status = CASE WHEN c.status = 'pending' THEN 'expired' ELSE c.status END, resumed_at = now()
+      FROM decision_inbox di
+      WHERE di.decision_id = c.decision_id AND c.resumed_at IS NULL
+        AND (c.status = 'denied' OR (c.status = 'pending' AND c.expires_at < now()))
+      RETURNING now() AS now, c.decision_id, c.status, c.tenant, c.principal, di.body`;
+    return rows.map((r) => ({ decisionId: r.decision_id, status: r.status, tenant: r.tenant, principal: r.principal, body: r.body, closedAt: r.now }));
+  }
+
+  /**
+   * Claims decided confirmations for resumption (resumed_at), all or nothing: another worker that
+   * raced us fails here. Not guarded by status: in the same transaction the resumed decision may
+   * already have reserved its confirmation (approved -> reserved) or been refused.
+   */
+  async claimForResume(tx: Tx, confirmationIds: string[]): Promise<void> {
+    if (confirmationIds.length === 0) return;
+    const claimed = await tx.$executeRaw`
+      UPDATE confirmations SET resumed_at = now()
+      WHERE confirmation_id = ANY(${confirmationIds}::text[]) AND status <> 'pending' AND resumed_at IS NULL`;
+    if (claimed !== confirmationIds.length) throw new Error(`claimed ${claimed} of ${confirmationIds.length} approved confirmations`);
+  }
+
+  /**
+   * approved -> reserved by the new capability, only for exactly this action and while the grant
+   * lasts; all or nothing. Throws ConfirmationNotReservable naming the ones that were not.
+   */
+  async reserve(tx: Tx, requests: ReserveRequest[]): Promise<void> {
+    if (requests.length === 0) return;
+    const col = <K extends keyof ReserveRequest>(k: K) => requests.map((r) => r[k]);
+    const reserved = await tx.$queryRaw<{ confirmation_id: string }[]>`
+      UPDATE confirmations c SET status = 'reserved', reserved_by = v.capability_id
+      FROM unnest(${col('confirmationId')}::text[], ${col('capabilityId')}::text[], ${col('tool')}::text[],
+                  ${col('payloadSha256')}::text[], ${col('principal')}::text[], ${col('tenant')}::text[])
+           AS v(confirmation_id, capability_id, tool, payload_sha256, principal, tenant)
+      WHERE c.confirmation_id = v.confirmation_id AND c.status = 'approved' AND c.tool = v.tool
+        AND c.payload_sha256 = v.payload_sha256 AND c.principal = v.principal AND c.tenant = v.tenant
+        AND c.grant_expires_at > now()
+      RETURNING c.confirmation_id`;
+    if (reserved.length !== requests.length) {
+      // The same confirmation presented twice also lands here: one row can be reserved once.
+      const done = new Set(reserved.map((r) => r.confirmation_id));
+      const missing = requests.map((r) => r.confirmationId).filter((id) => !done.has(id));
+      throw new ConfirmationNotReservable(missing.length > 0 ? missing : [requests[0].confirmationId]);
+    }
+  }
+
+  /**
+   * reserved -> approved (released) or consumed, once the capability that reserved it ends: keyed
+   * on the effect boundary, never on success. Released before any effect; spent (single use) once
+   * an effect started, failed or is unknown. Not every capability reserved a confirmation, so the
+   * row count is at most the number given.
    */
   async finalize(tx: Sql, capabilityIds: readonly string[], states: readonly EffectBoundary[]): Promise<number> {
     if (capabilityIds.length === 0) return 0;
@@ -23,5 +167,10 @@ export class ConfirmationStore {
       WHERE c.reserved_by = v.capability_id AND c.status = 'reserved'`;
     if (moved > capabilityIds.length) throw new Error(`finalized ${moved} confirmations for ${capabilityIds.length} capabilities`);
     return moved;
+  }
+
+  private atMostOne(changed: number, to: string): boolean {
+    if (changed > 1) throw new Error(`${changed} confirmations moved to ${to} by one id`);
+    return changed === 1;
   }
 }

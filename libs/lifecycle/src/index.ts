@@ -1,6 +1,14 @@
 // Public surface of @arvis/lifecycle: the one owner of each state machine's table.
 export { CapabilityStore, type Activation, type CapabilityForActivation } from './capability-store';
 export { EffectStore, type ClaimedEffect, type ClosedWaiter, type DuplicateClaim, type EffectToStart, type FinishedEffect, type LostEffect } from './effect-store';
-export { ConfirmationStore, RELEASING_STATES } from './confirmation-store';
+export {
+  ConfirmationNotReservable,
+  ConfirmationStore,
+  RELEASING_STATES,
+  type Approver,
+  type ClosedConfirmation,
+  type ParkRequest,
+  type ReserveRequest,
+} from './confirmation-store';
 export { expectMoved, type Sql } from './sql';
 export { LifecycleModule } from './lifecycle.module';

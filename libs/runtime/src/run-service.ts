@@ -4,7 +4,6 @@ import type { INestApplication, Type } from '@nestjs/common';
 import { ConfigError } from '@arvis/config';
 import { KafkaBatchTransport } from '@arvis/kafka';
 import type { KafkaSettings } from '@arvis/config';
-import { PrismaService } from '@arvis/persistence';
 import { PinoLogger } from './pino-logger';
 import { ServiceRuntime } from './service-runtime';
 
@@ -32,21 +31,6 @@ export async function startInOrder(app: INestApplication, startRelay: () => Prom
   await startRelay();
   await app.startAllMicroservices();
   await app.listen(port, host);
-}
-
-/** True if the database does not answer a trivial query within a few seconds. */
-async function databaseDown(prisma: PrismaService): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((r) => (timer = setTimeout(() => r(true), 5000)));
-  const probe = prisma.$queryRawUnsafe('SELECT 1').then(
-    () => false,
-    () => true,
-  );
-  try {
-    return await Promise.race([probe, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Starts one app: HTTP (health, metrics), the Kafka consumer transport, the relay; stops in order. */
@@ -81,7 +65,6 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
           setTimeout(() => process.exit(70), 100).unref();
           void app.close().finally(() => process.exit(70));
         },
-        dependencyDown: () => databaseDown(app.get(PrismaService)),
       }),
     },
     { inheritAppConfig: true },

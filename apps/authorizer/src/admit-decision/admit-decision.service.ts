@@ -21,12 +21,15 @@ export interface AdmissionRefusal {
 export class AdmitDecisionService {
   constructor(private readonly identity: VerifyIdentityService) {}
 
-  async admit(tx: Tx, candidates: Authorized[]): Promise<{ admitted: Authorized[]; refused: AdmissionRefusal[] }> {
+  /** `databaseNow`: the transaction's `now()`, when the caller already read it. */
+  async admit(tx: Tx, candidates: Authorized[], databaseNow?: Date): Promise<{ admitted: Authorized[]; refused: AdmissionRefusal[] }> {
     if (candidates.length === 0) return { admitted: [], refused: [] };
-    const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
+    const now = databaseNow ?? (await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`)[0].now;
     const hashes = candidates.flatMap((c) => (c.effectContext.sessionIdHash ? [c.effectContext.sessionIdHash] : []));
     const revoked = new Set(
-      (await tx.revokedSession.findMany({ where: { sessionIdHash: { in: hashes } }, select: { sessionIdHash: true } })).map((r) => r.sessionIdHash),
+      (await tx.revokedSession.findMany({ where: { sessionIdHash: { in: hashes }, revokedAt: { lte: now } }, select: { sessionIdHash: true } })).map(
+        (r) => r.sessionIdHash,
+      ),
     );
     const admitted: Authorized[] = [];
     const refused: AdmissionRefusal[] = [];

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { VerifiedIdentity } from '@arvis/effect-context';
+import { ConfirmationStore } from '@arvis/lifecycle';
 import { PrismaService } from '@arvis/persistence';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 
@@ -15,6 +16,7 @@ export class ApproveConfirmationService {
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly prisma: PrismaService,
+    private readonly confirmations: ConfirmationStore,
   ) {}
 
   pending(tenant: string) {
@@ -26,13 +28,11 @@ export class ApproveConfirmationService {
   }
 
   async decide(id: string, approver: VerifiedIdentity, to: 'approved' | 'denied'): Promise<DecideOutcome> {
-    const grantMs = this.config.confirmations.grantTtlMs;
-    const changed = await this.prisma.$executeRaw`
-      UPDATE confirmations SET status = ${to}, decided_at = now(), decided_by = ${approver.principal},
-             grant_expires_at = CASE WHEN ${to} = 'approved' THEN now() + make_interval(secs => ${grantMs}::float8 / 1000) END
-      WHERE confirmation_id = ${id} AND status = 'pending' AND expires_at > now()
-        AND tenant = ${approver.tenant} AND principal <> ${approver.principal}`;
-    if (changed === 1) return 'ok';
+    const changed =
+      to === 'approved'
+        ? await this.confirmations.approve(id, approver, this.config.confirmations.grantTtlMs)
+        : await this.confirmations.deny(id, approver);
+    if (changed) return 'ok';
     // Say why, from the row as it is now.
     const row = await this.prisma.confirmation.findUnique({ where: { confirmationId: id } });
     if (!row) return 'not_found';

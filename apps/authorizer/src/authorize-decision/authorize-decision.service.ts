@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ReasonCode } from '@arvis/contracts';
+import { clipText, type ReasonCode } from '@arvis/contracts';
 import {
   buildEffectContext,
   deepFreeze,
@@ -33,22 +33,40 @@ export class AuthorizeDecisionService {
     private readonly prisma: PrismaService,
   ) {}
 
-  async authorizeAll(decisions: Decision[]): Promise<Authorization[]> {
-    if (decisions.length === 0) return [];
-    const identities = await Promise.all(decisions.map((d) => this.identity.verify(d.identity)));
-    const data = await this.loadPolicyData(decisions, identities);
+  /**
+   * `identity` is the token as verified at intake (a message from the topic); without it (a
+   * decision the system made: a retry, a resumed confirmation) the token is verified here. Either
+   * way its expiry is judged by the database's clock, like every other time in the record.
+   */
+  async authorizeAll(items: { decision: Decision; identity?: IdentityResult }[]): Promise<Authorization[]> {
+    if (items.length === 0) return [];
+    const decisions = items.map((x) => x.decision);
+    const [{ now }] = await this.prisma.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
+    const identities = await Promise.all(
+      items.map(async (x) => this.unexpired(x.identity ?? (await this.identity.verify(x.decision.identity, now)), now)),
+    );
+    const data = await this.loadPolicyData(decisions, identities, now);
     return decisions.map((d, i) => this.evaluate(d, identities[i], data));
   }
 
+  /** Expiry by database time, with the same clock skew allowance as the token check. */
+  private unexpired(result: IdentityResult, databaseNow: Date): IdentityResult {
+    if (!result.ok) return result;
+    const skewMs = this.config.identity.clockSkewS * 1000;
+    if (result.identity.expiresAt.getTime() + skewMs <= databaseNow.getTime()) {
+      return { ok: false, reasonCode: 'identity_invalid', detail: 'token expired (by database time)' };
+    }
+    return result;
+  }
+
   /** One round trip per table for the whole batch. */
-  private async loadPolicyData(decisions: Decision[], identities: IdentityResult[]): Promise<PolicyData> {
+  private async loadPolicyData(decisions: Decision[], identities: IdentityResult[], databaseNow: Date): Promise<PolicyData> {
     const tenants = [...new Set(identities.flatMap((r) => (r.ok ? [r.identity.tenant] : [])))];
     const confirmationIds = [...new Set(decisions.flatMap((d) => (d.confirmationId ? [d.confirmationId] : [])))];
-    const [consent, egress, confirmations, now] = await Promise.all([
+    const [consent, egress, confirmations] = await Promise.all([
       this.prisma.consentGrant.findMany({ where: { tenant: { in: tenants } }, select: { tenant: true, principal: true, consentKey: true } }),
       this.prisma.egressPolicy.findMany({ where: { tenant: { in: tenants } } }),
       this.prisma.confirmation.findMany({ where: { confirmationId: { in: confirmationIds } } }),
-      this.prisma.$queryRaw<{ now: Date }[]>`SELECT now() AS now`,
     ]);
     return {
       consentTenants: new Set(consent.map((c) => c.tenant)),
@@ -56,7 +74,7 @@ export class AuthorizeDecisionService {
       egressTenants: new Set(egress.map((e) => e.tenant)),
       egressAllowed: new Set(egress.map((e) => `${e.tenant}|${e.provider}`)),
       confirmations: new Map(confirmations.map((c) => [c.confirmationId, c])),
-      databaseNow: now[0].now,
+      databaseNow,
     };
   }
 
@@ -73,7 +91,8 @@ export class AuthorizeDecisionService {
     const input = spec.input.safeParse(frozen.frozen.value);
     if (!input.success) {
       const detail = input.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ');
-      return this.refuse(decision, 'input_schema_violation', detail.slice(0, 500), who);
+      // By code point: a cut by UTF-16 units can leave half an emoji, which cannot be journaled.
+      return this.refuse(decision, 'input_schema_violation', clipText(detail, 500), who);
     }
 
     // A confirmation can only be one already approved for exactly this action; a mismatched

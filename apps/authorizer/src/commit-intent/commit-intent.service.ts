@@ -13,6 +13,7 @@ import {
   signCanonical,
   type SigningKey,
 } from '@arvis/effect-context';
+import { ConfirmationNotReservable, ConfirmationStore } from '@arvis/lifecycle';
 import { enqueueOutbox, reserveOutboxSeqs } from '@arvis/outbox';
 import { insertRows, Prisma, StoreFingerprint, type ColumnMap, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
@@ -26,14 +27,6 @@ export interface AbortedIntent {
   reasonCode: ReasonCode;
   detail: string;
   receiptReason?: string;
-}
-
-/** The confirmation this decision presented could not be reserved (raced, expired, changed). */
-export class ConfirmationNotReservable extends Error {
-  constructor(confirmationId: string) {
-    super(`confirmation ${confirmationId} could not be reserved`);
-    this.name = 'ConfirmationNotReservable';
-  }
 }
 
 export interface CommitResult {
@@ -105,6 +98,7 @@ export class CommitIntentService {
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly store: StoreFingerprint,
     private readonly catalog: ToolCatalog,
+    private readonly confirmations: ConfirmationStore,
   ) {
     this.signingKey = { keyId: config.signing.keyId, privateKey: loadEd25519PrivateKey(config.signing.privateKey) };
   }
@@ -259,17 +253,16 @@ export class CommitIntentService {
       }
     }
     for (const p of prepared) p.intent.message = JSON.stringify(p.message);
-    for (const p of prepared) {
-      if (!p.a.confirmationId) continue;
-      // approved -> reserved by this capability, only for exactly this action and while the
-      // grant lasts (database time); anything else leaves the confirmation untouched.
-      const reserved = await tx.$executeRaw`
-        UPDATE confirmations SET status = 'reserved', reserved_by = ${p.capability.capabilityId}
-        WHERE confirmation_id = ${p.a.confirmationId} AND status = 'approved' AND tool = ${p.a.spec.name}
-          AND payload_sha256 = ${p.a.frozen.sha256} AND principal = ${p.a.identity.principal}
-          AND tenant = ${p.a.identity.tenant} AND grant_expires_at > now()`;
-      if (reserved !== 1) throw new ConfirmationNotReservable(p.a.confirmationId);
-    }
+    // approved -> reserved by this capability, only for exactly this action and while the grant
+    // lasts (database time); anything else leaves the confirmation untouched.
+    await this.confirmations.reserve(
+      tx,
+      prepared.flatMap((p) =>
+        p.a.confirmationId
+          ? [{ confirmationId: p.a.confirmationId, capabilityId: p.capability.capabilityId, tool: p.a.spec.name, payloadSha256: p.a.frozen.sha256, principal: p.a.identity.principal, tenant: p.a.identity.tenant }]
+          : [],
+      ),
+    );
     await insertRows(tx, 'intents', INTENT_COLUMNS, prepared);
     await insertRows(tx, 'capabilities', CAPABILITY_COLUMNS, prepared);
     await enqueueOutbox(

@@ -1,282 +1,72 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import {
-  ActionDecisionSchema,
-  parseInbound,
-  type ActionDecision,
-  type JournalEntryDraft,
-  type JournalError,
-  type ReasonCode,
-} from '@arvis/contracts';
-import { canonicalJson, commitment } from '@arvis/effect-context';
-import { appendJournal } from '@arvis/journal';
+import { Inject, Injectable } from '@nestjs/common';
+import { faultFor } from '@arvis/config';
+import { ActionDecisionSchema, parseInbound, type ActionDecision, type ReasonCode } from '@arvis/contracts';
+import { commitment } from '@arvis/effect-context';
 import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
-import { deadLetterRow, enqueueOutbox, type OutboxRow } from '@arvis/outbox';
-import { insertRows, PrismaService, type ColumnMap, type Tx } from '@arvis/persistence';
-import { AdmitDecisionService } from '../admit-decision/admit-decision.service';
-import { AuthorizeDecisionService } from '../authorize-decision/authorize-decision.service';
-import type { Authorization, Authorized, Decision, Parked, Refused } from '../authorize-decision/authorization.types';
-import { CommitIntentService, IntentSinkError, type AbortedIntent } from '../commit-intent/commit-intent.service';
+import type { OutboxRow } from '@arvis/outbox';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
-
-/** A decision ready for policy: from the topic (with its message) or made by the system. */
-export interface Readable {
-  message?: InboundMessage;
-  decision: Decision;
-  bodySha256: string;
-  /** A parked decision coming back after approval: its inbox row exists and is updated. */
-  resumed?: boolean;
-}
-
-export interface BatchOutcome {
-  authorized: number;
-  refused: number;
-  parked: number;
-  redelivered: number;
-  deadLettered: number;
-}
+import type { Candidate, PipelineInput } from '../decision-pipeline/pipeline.types';
+import { RecordInboxStep } from '../record-inbox/record-inbox.step';
+import { VerifyIdentityService } from '../verify-identity/verify-identity.service';
+import { decisionDeadLetter } from './decision-dead-letter';
 
 /**
- * Decisions in: one slice of arvis.decisions (or a batch of system decisions) in one
- * transaction: inbox rows, admission, intents and capabilities, parked confirmations, refusals
- * in the journal, dead letters and outbox rows commit together, and only then are offsets
- * committed. A redelivered decision finds its inbox row and produces nothing new.
+ * The consumer's first step: one slice of arvis.decisions read into candidates for the decision
+ * pipeline, and dead letters for what cannot be one (unreadable, or an identity that does not
+ * verify: attributable to no one, ADR 0002/0003). Identity is checked before canonicalisation,
+ * hashing or any database work.
  */
-const INBOX_COLUMNS: ColumnMap<{ r: Readable; status: string }> = {
-  decision_id: ['text', (x) => x.r.decision.decisionId],
-  run_id: ['text', (x) => x.r.decision.runId],
-  causal_id: ['text', (x) => x.r.decision.causalId],
-  tool: ['text', (x) => x.r.decision.tool],
-  body_sha256: ['text', (x) => x.r.bodySha256],
-  body: ['text', (x) => canonicalJson(x.r.decision)],
-  status: ['text', (x) => x.status],
-};
-
 @Injectable()
 export class ReceiveDecisionsService {
-  private readonly log = new Logger(ReceiveDecisionsService.name);
-
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
-    private readonly prisma: PrismaService,
-    private readonly authorizer: AuthorizeDecisionService,
-    private readonly admission: AdmitDecisionService,
-    private readonly intents: CommitIntentService,
+    private readonly identity: VerifyIdentityService,
+    private readonly inbox: RecordInboxStep,
   ) {}
 
-  async handle(batch: KafkaBatch): Promise<BatchOutcome> {
+  async read(batch: KafkaBatch): Promise<PipelineInput> {
     const receivedAt = new Date();
     const deadLetters: OutboxRow[] = [];
-    const readable: Readable[] = [];
-    const seen = new Map<string, string>();
+    const parsed: { message: InboundMessage; decision: ActionDecision }[] = [];
     for (const message of batch.messages) {
-      const parsed = parseInbound(ActionDecisionSchema, message.value, { maxBytes: this.config.maxDecisionBytes });
-      if (!parsed.ok) {
-        deadLetters.push(this.deadLetter(message, parsed.reasonCode, parsed.detail, receivedAt));
-        continue;
+      const result = parseInbound(ActionDecisionSchema, message.value, { maxBytes: this.config.maxDecisionBytes });
+      if (result.ok && faultFor(this.config.faults.decisionHandlingFails, result.value.decisionId)) {
+        throw new Error(`fault point decisionHandlingFails: ${result.value.decisionId}`);
       }
-      const decision = parsed.value as ActionDecision;
+      if (result.ok) parsed.push({ message, decision: result.value as ActionDecision });
+      else deadLetters.push(this.deadLetter(message, { reasonCode: result.reasonCode, detail: result.detail }, receivedAt));
+    }
+    const identities = await Promise.all(parsed.map((p) => this.identity.verify(p.decision.identity)));
+    const candidates: Candidate[] = [];
+    const seen = new Map<string, string>();
+    parsed.forEach(({ message, decision }, i) => {
+      const identity = identities[i];
+      if (!identity.ok && identity.reasonCode === 'identity_invalid') {
+        deadLetters.push(this.deadLetter(message, { reasonCode: 'identity_invalid', detail: identity.detail, decisionId: decision.decisionId }, receivedAt));
+        return;
+      }
       let bodySha256: string;
       try {
         bodySha256 = commitment(decision);
       } catch (e) {
         // Valid JSON that RFC 8785 cannot represent (a lone surrogate): unreadable, not a fault.
-        deadLetters.push(this.deadLetter(message, 'malformed_message', `not representable as canonical JSON: ${(e as Error).message}`, receivedAt));
-        continue;
+        deadLetters.push(this.deadLetter(message, { reasonCode: 'malformed_message', detail: `not representable as canonical JSON: ${(e as Error).message}` }, receivedAt));
+        return;
       }
+      const candidate: Candidate = { origin: { kind: 'message', message, receivedAt }, decision, bodySha256, identity };
       // The same decision twice in one slice: the second is a redelivery or a conflict.
       const earlier = seen.get(decision.decisionId);
       if (earlier !== undefined) {
-        if (earlier !== bodySha256) deadLetters.push(this.conflict(message, decision, receivedAt));
-        continue;
+        if (earlier !== bodySha256) deadLetters.push(this.inbox.conflict(candidate, { kind: 'message', message, receivedAt }));
+        return;
       }
       seen.set(decision.decisionId, bodySha256);
-      readable.push({ message, decision, bodySha256 });
-    }
-    return this.decide(readable, deadLetters, receivedAt);
-  }
-
-  /**
-   * Policy, then one transaction for the lot. `alsoInTx` lets a caller commit its own bookkeeping
-   * with the outcome (the retry and confirmation workers mark their rows).
-   */
-  async decide(
-    readable: Readable[],
-    deadLetters: OutboxRow[],
-    receivedAt: Date,
-    alsoInTx: (tx: Tx) => Promise<void> = async () => undefined,
-  ): Promise<BatchOutcome> {
-    // Policy runs outside the transaction; admission re-checks identity inside it.
-    const outcomes = await this.authorizer.authorizeAll(readable.map((r) => r.decision));
-    const run = (isolate: boolean) =>
-      this.prisma.tx(async (tx) => {
-        const result = await this.apply(tx, readable, outcomes, deadLetters, receivedAt, isolate);
-        await alsoInTx(tx);
-        return result;
-      });
-    try {
-      return await run(false);
-    } catch (e) {
-      if (!(e instanceof IntentSinkError)) throw e;
-      // Some intent could not be recorded: redo the slice with one savepoint per intent, so only
-      // the decisions concerned are aborted.
-      this.log.warn(`${e.message}; retrying the slice intent by intent`);
-      return run(true);
-    }
-  }
-
-  private async apply(
-    tx: Tx,
-    readable: Readable[],
-    outcomes: Authorization[],
-    parseDeadLetters: OutboxRow[],
-    receivedAt: Date,
-    isolate: boolean,
-  ): Promise<BatchOutcome> {
-    const deadLetters = [...parseDeadLetters];
-    const existing = await tx.decisionInbox.findMany({
-      where: { decisionId: { in: readable.filter((r) => !r.resumed).map((r) => r.decision.decisionId) } },
-      select: { decisionId: true, bodySha256: true },
+      candidates.push(candidate);
     });
-    const known = new Map(existing.map((e) => [e.decisionId, e.bodySha256]));
-    const fresh: { r: Readable; outcome: Authorization }[] = [];
-    let redelivered = 0;
-    readable.forEach((r, i) => {
-      const prior = r.resumed ? undefined : known.get(r.decision.decisionId);
-      if (prior === undefined) fresh.push({ r, outcome: outcomes[i] });
-      else if (prior === r.bodySha256) redelivered++;
-      else if (r.message) deadLetters.push(this.conflict(r.message, r.decision, receivedAt));
-      else this.log.error(`system decision ${r.decision.decisionId} conflicts with a stored one; not submitted again`);
-    });
-    const authorized = fresh.map((f) => f.outcome).filter((o): o is Authorized => o.ok);
-    const refused = fresh.map((f) => f.outcome).filter((o): o is Refused => !o.ok && !o.parked);
-    const parked = fresh.map((f) => f.outcome).filter((o): o is Parked => !o.ok && o.parked === true);
-
-    const { admitted, refused: notAdmitted } = await this.admission.admit(tx, authorized);
-    const notAdmittedAborts: AbortedIntent[] = notAdmitted.map((x) => ({ authorized: x.authorized, reasonCode: x.reasonCode, detail: x.detail }));
-    await this.intents.revokeWithoutIntent(tx, notAdmittedAborts);
-    const { aborted: sinkAborts } = await this.intents.commit(tx, admitted, receivedAt, isolate);
-    const aborted = [...notAdmittedAborts, ...sinkAborts];
-    const abortedIds = new Set(aborted.map((x) => x.authorized.decision.decisionId));
-    const parkedIds = new Set(parked.map((p) => p.decision.decisionId));
-    await this.park(tx, parked);
-
-    const statusOf = (r: Readable, outcome: Authorization) =>
-      parkedIds.has(r.decision.decisionId) ? 'parked' : outcome.ok && !abortedIds.has(r.decision.decisionId) ? 'authorized' : 'refused';
-    // A concurrent consumer of the same partition (after a rebalance) conflicts on the primary
-    // key here and the whole slice retries, then sees these rows as redeliveries.
-    await insertRows(
-      tx,
-      'decision_inbox',
-      INBOX_COLUMNS,
-      fresh.filter(({ r }) => !r.resumed).map(({ r, outcome }) => ({ r, status: statusOf(r, outcome) })),
-    );
-    for (const { r, outcome } of fresh.filter(({ r }) => r.resumed)) {
-      const moved = await tx.decisionInbox.updateMany({
-        where: { decisionId: r.decision.decisionId, status: 'parked' },
-        data: { status: statusOf(r, outcome) },
-      });
-      if (moved.count !== 1) throw new Error(`parked decision ${r.decision.decisionId} was not parked any more`);
-    }
-    await enqueueOutbox(tx, deadLetters);
-    await appendJournal(
-      tx,
-      [
-        ...refused.map((o) => this.refusalEntry(o, receivedAt)),
-        ...aborted.map((x) => this.abortEntry(x, receivedAt)),
-        ...parked.map((p) => this.pendingEntry(p, receivedAt)),
-      ],
-      this.config.topics.journal,
-    );
-    if (deadLetters.length > 0) this.log.warn(`${deadLetters.length} message(s) dead-lettered`);
-    return {
-      authorized: admitted.length - sinkAborts.length,
-      refused: refused.length + aborted.length,
-      parked: parked.length,
-      redelivered,
-      deadLettered: deadLetters.length,
-    };
+    return { candidates, deadLetters };
   }
 
-  /** One pending confirmation per parked decision, bound to tool, payload, principal and tenant. */
-  private async park(tx: Tx, parked: Parked[]): Promise<void> {
-    if (parked.length === 0) return;
-    const ttlMs = this.config.confirmations.requestTtlMs;
-    const inserted = await tx.$executeRaw`
-      INSERT INTO confirmations (confirmation_id, decision_id, tenant, principal, tool, payload_sha256, status, expires_at)
-      SELECT v.id, v.decision_id, v.tenant, v.principal, v.tool, v.payload_sha256, 'pending', now() + make_interval(secs => ${ttlMs}::float8 / 1000)
-      FROM unnest(${parked.map(() => randomUUID())}::text[], ${parked.map((p) => p.decision.decisionId)}::text[],
-                  ${parked.map((p) => p.identity.tenant)}::text[], ${parked.map((p) => p.identity.principal)}::text[],
-                  ${parked.map((p) => p.spec.name)}::text[], ${parked.map((p) => p.frozen.sha256)}::text[])
-           AS v(id, decision_id, tenant, principal, tool, payload_sha256)`;
-    if (inserted !== parked.length) throw new Error(`parked ${inserted} of ${parked.length} decisions`);
-  }
-
-  private pendingEntry(p: Parked, at: Date): JournalEntryDraft {
-    const d = p.decision;
-    return {
-      kind: 'confirmation_pending',
-      decisionId: d.decisionId,
-      runId: d.runId,
-      causalId: d.causalId,
-      tenant: p.identity.tenant,
-      principal: p.identity.principal,
-      tool: d.tool,
-      effectBoundary: 'effect_not_started',
-      success: false,
-      reasonCode: 'confirmation_required',
-      error: { code: 'confirmation_required', message: `${d.tool} needs an approver's confirmation; the decision is parked` },
-      ...('retry' in d && d.retry ? { retry: d.retry } : {}),
-      recordedAt: at.toISOString(),
-    } as JournalEntryDraft;
-  }
-
-  private abortEntry(x: AbortedIntent, at: Date): JournalEntryDraft {
-    const d = x.authorized.decision;
-    return {
-      kind: 'admission_refusal',
-      decisionId: d.decisionId,
-      runId: d.runId,
-      causalId: d.causalId,
-      tenant: x.authorized.identity.tenant,
-      principal: x.authorized.identity.principal,
-      tool: d.tool,
-      idempotencyKey: x.authorized.idempotencyKey,
-      effectBoundary: 'pre_effect_refusal',
-      success: false,
-      reasonCode: x.reasonCode,
-      error: { code: x.reasonCode, message: x.detail, ...(x.receiptReason ? { details: { receiptReason: x.receiptReason } } : {}) },
-      ...('retry' in d && d.retry ? { retry: d.retry } : {}),
-      recordedAt: at.toISOString(),
-    } as JournalEntryDraft;
-  }
-
-  private refusalEntry(o: Refused, at: Date): JournalEntryDraft {
-    const d = o.decision;
-    // The immutable denial snapshot travels with the refusal into the record.
-    const error: JournalError = { code: o.reasonCode, message: o.detail, details: { snapshot: o.snapshot } };
-    return {
-      kind: 'authorization_refusal',
-      decisionId: d.decisionId,
-      runId: d.runId,
-      causalId: d.causalId,
-      tenant: o.tenant,
-      principal: o.principal,
-      tool: d.tool,
-      effectBoundary: 'pre_effect_refusal',
-      success: false,
-      reasonCode: o.reasonCode,
-      error,
-      ...('retry' in d && d.retry ? { retry: d.retry } : {}),
-      recordedAt: at.toISOString(),
-    } as JournalEntryDraft;
-  }
-
-  private conflict(message: InboundMessage, d: Decision, at: Date): OutboxRow {
-    return this.deadLetter(message, 'decision_conflict', `decision ${d.decisionId} was already received with another body`, at);
-  }
-
-  private deadLetter(message: InboundMessage, reasonCode: ReasonCode, detail: string, receivedAt: Date): OutboxRow {
-    return deadLetterRow(message, this.config.topics.decisionsDlq, reasonCode, detail, receivedAt, this.config.dlq.maxRawBytes);
+  private deadLetter(message: InboundMessage, reason: { reasonCode: ReasonCode; detail: string; decisionId?: string }, receivedAt: Date): OutboxRow {
+    return decisionDeadLetter(message, this.config.topics.decisionsDlq, reason, receivedAt);
   }
 }

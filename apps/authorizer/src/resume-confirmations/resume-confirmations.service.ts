@@ -2,19 +2,14 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import type { JournalEntryDraft } from '@arvis/contracts';
 import { commitment } from '@arvis/effect-context';
 import { appendJournal } from '@arvis/journal';
+import { ConfirmationStore } from '@arvis/lifecycle';
 import { PrismaService } from '@arvis/persistence';
 import { PeriodicTask } from '@arvis/runtime';
 import type { Decision } from '../authorize-decision/authorization.types';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
-import { ReceiveDecisionsService } from '../receive-decisions/receive-decisions.service';
+import { DecisionPipeline } from '../decision-pipeline/decision-pipeline.service';
+import type { Candidate } from '../decision-pipeline/pipeline.types';
 
-interface Closing {
-  decision_id: string;
-  status: string;
-  tenant: string;
-  principal: string;
-  body: string;
-}
 
 /**
  * The worker behind confirmations (never the HTTP handler): parked decisions whose confirmation
@@ -29,7 +24,8 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly prisma: PrismaService,
-    private readonly decisions: ReceiveDecisionsService,
+    private readonly pipeline: DecisionPipeline,
+    private readonly confirmations: ConfirmationStore,
   ) {
     this.task = new PeriodicTask('confirmation', config.confirmations.pollMs, () => this.pass(), this.log);
   }
@@ -53,36 +49,26 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
       WHERE c.status = 'approved' AND c.resumed_at IS NULL AND di.status = 'parked' AND di.body IS NOT NULL
       ORDER BY c.decided_at LIMIT 100`;
     if (approved.length === 0) return;
-    const readable = approved.map((a) => {
+    const candidates: Candidate[] = approved.map((a) => {
       const decision = { ...(JSON.parse(a.body) as Decision), confirmationId: a.confirmation_id };
-      return { decision, bodySha256: commitment(decision), resumed: true };
+      return { origin: { kind: 'resumed', confirmationId: a.confirmation_id }, decision, bodySha256: commitment(decision) };
     });
     const ids = approved.map((a) => a.confirmation_id);
-    await this.decisions.decide(readable, [], new Date(), async (tx) => {
-      const claimed = await tx.$executeRaw`
-        UPDATE confirmations SET resumed_at = now() WHERE confirmation_id = ANY(${ids}::text[]) AND resumed_at IS NULL`;
-      if (claimed !== ids.length) throw new Error(`claimed ${claimed} of ${ids.length} approved confirmations`);
-    });
+    await this.pipeline.run({ candidates, deadLetters: [], acknowledge: (tx) => this.confirmations.claimForResume(tx, ids) });
     this.log.log(`resumed ${ids.length} approved decision(s)`);
   }
 
   private async closeDeniedAndExpired(): Promise<void> {
     await this.prisma.tx(async (tx) => {
       // pending past its request TTL -> expired; denied -> closed. Each row is claimed once.
-      const closing = await tx.$queryRaw<Closing[]>`
-        UPDATE confirmations c
-        SET status = CASE WHEN c.status = 'pending' THEN 'expired' ELSE c.status END, resumed_at = now()
-        FROM decision_inbox di
-        WHERE di.decision_id = c.decision_id AND c.resumed_at IS NULL
-          AND (c.status = 'denied' OR (c.status = 'pending' AND c.expires_at < now()))
-        RETURNING c.decision_id, c.status, c.tenant, c.principal, di.body`;
+      const closing = await this.confirmations.expireAndCloseDenied(tx);
       if (closing.length === 0) return;
       const moved = await tx.decisionInbox.updateMany({
-        where: { decisionId: { in: closing.map((c) => c.decision_id) }, status: 'parked' },
+        where: { decisionId: { in: closing.map((c) => c.decisionId) }, status: 'parked' },
         data: { status: 'refused' },
       });
       if (moved.count !== closing.length) throw new Error(`closed ${moved.count} of ${closing.length} parked decisions`);
-      const at = new Date().toISOString();
+      const at = closing[0].closedAt.toISOString();
       await appendJournal(
         tx,
         closing.map((c) => {

@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { ActionDecision, InternalRetryDecision } from '@arvis/contracts';
 import { commitment } from '@arvis/effect-context';
-import { PrismaService } from '@arvis/persistence';
+import { PrismaService, type Tx } from '@arvis/persistence';
 import { PeriodicTask } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
-import { ReceiveDecisionsService, type Readable } from '../receive-decisions/receive-decisions.service';
+import { DecisionPipeline } from '../decision-pipeline/decision-pipeline.service';
+import type { Candidate } from '../decision-pipeline/pipeline.types';
 
 interface PendingRetry {
   decision_id: string;
@@ -18,7 +19,7 @@ interface PendingRetry {
  * Turns retry rows (written by the dispatcher next to a failed result) into new decisions that go
  * through the whole path again: fresh verification of the stored identity, fresh policy, a fresh
  * capability, the same idempotency key. The decision is the parent as received, with a new
- * decisionId (`<original>:retry:<attempt>`), a new causalId and the retry block.
+ * decisionId (derived by the dispatcher: `arvis.retry.<hex>.<attempt>`), a new causalId and the retry block.
  */
 @Injectable()
 export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDestroy {
@@ -28,7 +29,7 @@ export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDes
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly prisma: PrismaService,
-    private readonly decisions: ReceiveDecisionsService,
+    private readonly pipeline: DecisionPipeline,
   ) {
     this.task = new PeriodicTask('retry submission', config.retryPollMs, () => this.pass(), this.log);
   }
@@ -47,26 +48,36 @@ export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDes
       FROM retries r JOIN decision_inbox di ON di.decision_id = r.parent_decision_id
       WHERE r.status = 'pending' ORDER BY r.created_at LIMIT 100`;
     if (pending.length === 0) return 0;
-    const readable: Readable[] = pending
+    const candidates: Candidate[] = pending
       .filter((p) => p.body !== null)
       .map((p) => {
         const parent = JSON.parse(p.body!) as ActionDecision;
         const decision: InternalRetryDecision = {
           ...parent,
           decisionId: p.decision_id,
-          causalId: `${p.parent_causal_id}:retry:${p.attempt}`,
+          causalId: retryCausalId(p.parent_causal_id, p.attempt),
           retry: { attempt: p.attempt, chainId: p.chain_id, parentCausalId: p.parent_causal_id },
         };
-        return { decision, bodySha256: commitment(decision) };
+        return { origin: { kind: 'retry' }, decision, bodySha256: commitment(decision) };
       });
     const ids = pending.map((p) => p.decision_id);
-    await this.decisions.decide(readable, [], new Date(), async (tx) => {
-      // Claimed in the same transaction as the outcome: another authorizer that raced us fails here.
+    // Claimed in the same transaction as the outcome: another authorizer that raced us fails here.
+    const acknowledge = async (tx: Tx) => {
       const claimed = await tx.$executeRaw`
         UPDATE retries SET status = 'submitted', submitted_at = now() WHERE decision_id = ANY(${ids}::text[]) AND status = 'pending'`;
       if (claimed !== ids.length) throw new Error(`claimed ${claimed} of ${ids.length} retries; another worker took some`);
-    });
-    this.log.log(`submitted ${readable.length} retry decision(s)`);
-    return readable.length;
+    };
+    await this.pipeline.run({ candidates, deadLetters: [], acknowledge });
+    this.log.log(`submitted ${candidates.length} retry decision(s)`);
+    return candidates.length;
   }
+}
+
+/** `<parent causalId>:retry:<n>`, the parent's part cut so that the whole stays within 200 characters. */
+export function retryCausalId(parentCausalId: string, attempt: number): string {
+  const suffix = `:retry:${attempt}`;
+  let head = parentCausalId;
+  // Cut by code point, never inside a surrogate pair; the limit counts UTF-16 units.
+  while (head.length + suffix.length > 200) head = [...head].slice(0, -1).join('');
+  return head + suffix;
 }

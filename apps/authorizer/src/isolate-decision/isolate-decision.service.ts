@@ -1,0 +1,87 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ActionDecisionSchema, clipText, parseInbound, SPEC_VERSION, type ActionDecision, type JournalEntryDraft, type ReasonCode } from '@arvis/contracts';
+import { canonicalJson, commitment, type VerifiedIdentity } from '@arvis/effect-context';
+import { appendJournal } from '@arvis/journal';
+import { isTransientFault, type IsolatedMessage } from '@arvis/kafka';
+import { enqueueOutbox } from '@arvis/outbox';
+import { PrismaService, type Tx } from '@arvis/persistence';
+import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
+import { decisionDeadLetter } from '../receive-decisions/decision-dead-letter';
+import { VerifyIdentityService } from '../verify-identity/verify-identity.service';
+
+// A lone surrogate in an error message would make the refusal itself unrepresentable (RFC 8785).
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const explain = (error: Error): string => clipText(error.message.replace(LONE_SURROGATE, '\ufffd'), 300);
+
+/**
+ * A decision message whose handling failed every time (the transport narrowed its slice down to
+ * it). An authenticated decision ends with one final refusal, `decision_unprocessable`, and an
+ * inbox row (so a redelivery is a no-op); every isolated message gets a DLQ record. If the
+ * refusal itself cannot be recorded, the DLQ record alone carries the decisionId. A transient
+ * fault is thrown back, and the transport waits it out.
+ */
+@Injectable()
+export class IsolateDecisionService {
+  private readonly log = new Logger(IsolateDecisionService.name);
+
+  constructor(
+    @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
+    private readonly prisma: PrismaService,
+    private readonly identity: VerifyIdentityService,
+  ) {}
+
+  async handle({ message, error, attempts }: IsolatedMessage): Promise<void> {
+    const receivedAt = new Date();
+    const why = `handling failed ${attempts} time(s): ${explain(error)}`;
+    const parsed = parseInbound(ActionDecisionSchema, message.value, { maxBytes: this.config.maxDecisionBytes });
+    const decision = parsed.ok ? (parsed.value as ActionDecision) : undefined;
+    const verified = decision ? await this.identity.verify(decision.identity) : undefined;
+    const deadLetterOnly = (reasonCode: ReasonCode, detail: string, decisionId?: string) =>
+      this.prisma.tx((tx) => enqueueOutbox(tx, [this.deadLetter(message, reasonCode, detail, receivedAt, decisionId)]));
+    if (!decision || !verified?.ok) {
+      // Not attributable to anyone: no inbox row, no journal entry.
+      await deadLetterOnly('decision_unprocessable', why, verified && !verified.ok ? decision?.decisionId : undefined);
+      return;
+    }
+    try {
+      await this.prisma.tx((tx) => this.refuse(tx, message, decision, verified.identity, why, receivedAt));
+    } catch (e) {
+      if (isTransientFault(e)) throw e;
+      this.log.error(`decision ${decision.decisionId} could not be refused in the journal: ${(e as Error).message}`);
+      await deadLetterOnly('decision_unprocessable', `${why}; its refusal could not be journaled: ${explain(e as Error)}`, decision.decisionId);
+    }
+  }
+
+  private async refuse(tx: Tx, message: IsolatedMessage['message'], d: ActionDecision, who: VerifiedIdentity, why: string, receivedAt: Date) {
+    const claimed = await tx.$executeRaw`
+      INSERT INTO decision_inbox (decision_id, run_id, causal_id, tool, body_sha256, body, status)
+      VALUES (${d.decisionId}, ${d.runId}, ${d.causalId}, ${d.tool}, ${commitment(d)}, ${canonicalJson(d)}, 'refused')
+      ON CONFLICT (decision_id) DO NOTHING`;
+    // The id already names a decision (this one, handled before, or another body): it keeps its
+    // one outcome; this message only gets its dead letter.
+    const dlq = this.deadLetter(message, 'decision_unprocessable', claimed === 1 ? why : `${why}; decision ${d.decisionId} was already received`, receivedAt, d.decisionId);
+    await enqueueOutbox(tx, [dlq]);
+    if (claimed !== 1) return;
+    const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
+    const entry: JournalEntryDraft = {
+      specVersion: SPEC_VERSION,
+      kind: 'authorization_refusal',
+      decisionId: d.decisionId,
+      runId: d.runId,
+      causalId: d.causalId,
+      tenant: who.tenant,
+      principal: who.principal,
+      tool: d.tool,
+      effectBoundary: 'pre_effect_refusal',
+      success: false,
+      reasonCode: 'decision_unprocessable',
+      error: { code: 'decision_unprocessable', message: `the decision could not be processed: ${why}` },
+      recordedAt: now.toISOString(),
+    };
+    await appendJournal(tx, [entry], this.config.topics.journal);
+  }
+
+  private deadLetter(message: IsolatedMessage['message'], reasonCode: ReasonCode, detail: string, receivedAt: Date, decisionId?: string) {
+    return decisionDeadLetter(message, this.config.topics.decisionsDlq, { reasonCode, detail, decisionId }, receivedAt);
+  }
+}

@@ -1,0 +1,75 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { canonicalJson } from '@arvis/effect-context';
+import type { OutboxRow } from '@arvis/outbox';
+import { insertRows, type ColumnMap, type Tx } from '@arvis/persistence';
+import type { Authorization } from '../authorize-decision/authorization.types';
+import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
+import type { Candidate } from '../decision-pipeline/pipeline.types';
+import { decisionDeadLetter } from '../receive-decisions/decision-dead-letter';
+
+export interface Fresh {
+  candidate: Candidate;
+  outcome: Authorization;
+}
+
+export type InboxStatus = 'authorized' | 'refused' | 'parked';
+
+const INBOX_COLUMNS: ColumnMap<{ c: Candidate; status: InboxStatus }> = {
+  decision_id: ['text', (x) => x.c.decision.decisionId],
+  run_id: ['text', (x) => x.c.decision.runId],
+  causal_id: ['text', (x) => x.c.decision.causalId],
+  tool: ['text', (x) => x.c.decision.tool],
+  body_sha256: ['text', (x) => x.c.bodySha256],
+  body: ['text', (x) => canonicalJson(x.c.decision)],
+  status: ['text', (x) => x.status],
+};
+
+/**
+ * The decision inbox (ADR 0002): which candidates are new, which are redeliveries (same id, same
+ * body: nothing happens) and which conflict (same id, another body: a dead letter); then, once
+ * their outcome is known, one row per new decision, or a resumed decision's row moved on.
+ */
+@Injectable()
+export class RecordInboxStep {
+  private readonly log = new Logger(RecordInboxStep.name);
+
+  constructor(@Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig) {}
+
+  async sort(tx: Tx, candidates: Candidate[], outcomes: Authorization[]): Promise<{ fresh: Fresh[]; redelivered: number; conflicts: OutboxRow[] }> {
+    const claiming = candidates.filter((c) => c.origin.kind !== 'resumed').map((c) => c.decision.decisionId);
+    const existing = await tx.decisionInbox.findMany({ where: { decisionId: { in: claiming } }, select: { decisionId: true, bodySha256: true } });
+    const known = new Map(existing.map((e) => [e.decisionId, e.bodySha256]));
+    const fresh: Fresh[] = [];
+    const conflicts: OutboxRow[] = [];
+    let redelivered = 0;
+    candidates.forEach((c, i) => {
+      const prior = c.origin.kind === 'resumed' ? undefined : known.get(c.decision.decisionId);
+      if (prior === undefined) fresh.push({ candidate: c, outcome: outcomes[i] });
+      else if (prior === c.bodySha256) redelivered++;
+      else if (c.origin.kind === 'message') conflicts.push(this.conflict(c, c.origin));
+      else this.log.error(`system decision ${c.decision.decisionId} conflicts with a stored one; not submitted again`);
+    });
+    return { fresh, redelivered, conflicts };
+  }
+
+  /** `statusOf` is the decision's outcome after admission and the intent sink. */
+  async write(tx: Tx, fresh: Fresh[], statusOf: (f: Fresh) => InboxStatus): Promise<void> {
+    // A concurrent consumer of the same partition (after a rebalance) conflicts on the primary
+    // key here and the whole slice retries, then sees these rows as redeliveries.
+    const claims = fresh.filter((f) => f.candidate.origin.kind !== 'resumed');
+    await insertRows(tx, 'decision_inbox', INBOX_COLUMNS, claims.map((f) => ({ c: f.candidate, status: statusOf(f) })));
+    for (const f of fresh.filter((x) => x.candidate.origin.kind === 'resumed')) {
+      const moved = await tx.decisionInbox.updateMany({
+        where: { decisionId: f.candidate.decision.decisionId, status: 'parked' },
+        data: { status: statusOf(f) },
+      });
+      if (moved.count !== 1) throw new Error(`parked decision ${f.candidate.decision.decisionId} was not parked any more`);
+    }
+  }
+
+  conflict(c: Candidate, origin: Extract<Candidate['origin'], { kind: 'message' }>): OutboxRow {
+    const d = c.decision;
+    const detail = `decision ${d.decisionId} was already received with another body`;
+    return decisionDeadLetter(origin.message, this.config.topics.decisionsDlq, { reasonCode: 'decision_conflict', detail, decisionId: d.decisionId }, origin.receivedAt);
+  }
+}

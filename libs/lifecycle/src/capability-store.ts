@@ -1,6 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import type { ReasonCode } from '@arvis/contracts';
+import { insertRows, type ColumnMap, type Tx } from '@arvis/persistence';
 import { expectMoved, type Sql } from './sql';
+
+/** A capability as the authorizer mints it, bound to its intent by its commitment. */
+export interface MintedCapability {
+  capabilityId: string;
+  decisionId: string;
+  intentId: string;
+  commitment: string;
+  /** The authorization snapshot (canonical JSON) the commitment binds; null for a placeholder. */
+  snapshot: string | null;
+}
+
+const MINT_COLUMNS: ColumnMap<MintedCapability> = {
+  capability_id: ['text', (c) => c.capabilityId],
+  decision_id: ['text', (c) => c.decisionId],
+  intent_id: ['text', (c) => c.intentId],
+  state: ['text', () => 'minted'],
+  commitment: ['text', (c) => c.commitment],
+  snapshot: ['text', (c) => c.snapshot],
+};
 
 export interface CapabilityForActivation {
   capabilityId: string;
@@ -14,13 +34,28 @@ export interface Activation {
 }
 
 /**
- * The only writer of `capabilities` in the dispatcher: minted -> activated -> consumed, or
- * minted/activated -> revoked. Every batch change first locks its rows in id order, so two
+ * The only writer of `capabilities`: minted (authorizer) -> activated -> consumed (dispatcher),
+ * or minted/activated -> revoked. Every batch change first locks its rows in id order, so two
  * dispatchers handling overlapping sets in different orders wait for each other instead of
  * deadlocking (an UPDATE ... = ANY(...) locks rows in whatever order its plan visits them).
  */
 @Injectable()
 export class CapabilityStore {
+  /** New capabilities, state minted, in one statement (every row must go in). */
+  async mint(tx: Tx, capabilities: readonly MintedCapability[]): Promise<void> {
+    await insertRows(tx, 'capabilities', MINT_COLUMNS, capabilities);
+  }
+
+  /** minted -> revoked, each with its own reason; every one must move. */
+  async revokeEach(tx: Sql, revocations: readonly { capabilityId: string; reason: ReasonCode }[]): Promise<void> {
+    if (revocations.length === 0) return;
+    const revoked = await tx.$executeRaw`
+      UPDATE capabilities SET state = 'revoked', revoked_reason = v.reason
+      FROM unnest(${revocations.map((r) => r.capabilityId)}::text[], ${revocations.map((r) => r.reason)}::text[]) AS v(id, reason)
+      WHERE capability_id = v.id AND state = 'minted'`;
+    expectMoved('revoke minted capabilities', revoked, revocations.length);
+  }
+
   async lockInOrder(tx: Sql, capabilityIds: readonly string[]): Promise<CapabilityForActivation[]> {
     if (capabilityIds.length === 0) return [];
     const rows = await tx.$queryRaw<{ capability_id: string; commitment: string; snapshot: string | null }[]>`

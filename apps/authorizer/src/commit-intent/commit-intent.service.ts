@@ -13,7 +13,7 @@ import {
   signCanonical,
   type SigningKey,
 } from '@arvis/effect-context';
-import { ConfirmationNotReservable, ConfirmationStore } from '@arvis/lifecycle';
+import { CapabilityStore, ConfirmationNotReservable, ConfirmationStore, type MintedCapability } from '@arvis/lifecycle';
 import { enqueueOutbox, reserveOutboxSeqs } from '@arvis/outbox';
 import { insertRows, Prisma, StoreFingerprint, type ColumnMap, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
@@ -45,7 +45,7 @@ export class IntentSinkError extends Error {
 interface Prepared {
   a: Authorized;
   intent: Prisma.IntentCreateManyInput;
-  capability: Prisma.CapabilityCreateManyInput;
+  capability: MintedCapability;
   message: IntentMessage;
   seq: bigint;
 }
@@ -74,15 +74,6 @@ const INTENT_COLUMNS: ColumnMap<Prepared> = {
   message: ['text', (p) => p.intent.message ?? null],
 };
 
-const CAPABILITY_COLUMNS: ColumnMap<Prepared> = {
-  capability_id: ['text', (p) => p.capability.capabilityId],
-  decision_id: ['text', (p) => p.capability.decisionId],
-  intent_id: ['text', (p) => p.capability.intentId],
-  state: ['text', (p) => p.capability.state],
-  commitment: ['text', (p) => p.capability.commitment],
-  snapshot: ['text', (p) => p.capability.snapshot],
-};
-
 /**
  * The intent sink: mints the capability and records the exact intent, its receipt and its
  * signed message in the caller's transaction. The message carries identifiers and hashes only;
@@ -99,6 +90,7 @@ export class CommitIntentService {
     private readonly store: StoreFingerprint,
     private readonly catalog: ToolCatalog,
     private readonly confirmations: ConfirmationStore,
+    private readonly capabilities: CapabilityStore,
   ) {
     this.signingKey = { keyId: config.signing.keyId, privateKey: loadEd25519PrivateKey(config.signing.privateKey) };
   }
@@ -230,7 +222,6 @@ export class CommitIntentService {
         capabilityId,
         decisionId: d.decisionId,
         intentId,
-        state: 'minted',
         // Binds invocation, effect context, snapshot and idempotency key: any change is visible.
         commitment: capabilityCommitmentOf({
           capabilityId,
@@ -264,7 +255,7 @@ export class CommitIntentService {
       ),
     );
     await insertRows(tx, 'intents', INTENT_COLUMNS, prepared);
-    await insertRows(tx, 'capabilities', CAPABILITY_COLUMNS, prepared);
+    await this.capabilities.mint(tx, prepared.map((p) => p.capability));
     await enqueueOutbox(
       tx,
       prepared.map((p) => ({ seq: p.seq, topic: this.config.topics.intents, key: p.message.runId, payload: p.intent.message! })),
@@ -278,15 +269,11 @@ export class CommitIntentService {
       capabilityId: randomUUID(),
       decisionId: x.authorized.decision.decisionId,
       intentId: randomUUID(),
-      state: 'minted',
       commitment: commitment({ capabilityFormatVersion: 1, decisionId: x.authorized.decision.decisionId, aborted: x.reasonCode }),
+      snapshot: null,
     }));
-    await tx.capability.createMany({ data: rows });
-    const revoked = await tx.$executeRaw`
-      UPDATE capabilities SET state = 'revoked', revoked_reason = v.reason
-      FROM unnest(${rows.map((r) => r.capabilityId)}::text[], ${aborted.map((x) => x.reasonCode)}::text[]) AS v(id, reason)
-      WHERE capability_id = v.id AND state = 'minted'`;
-    if (revoked !== rows.length) throw new Error(`revoked ${revoked} of ${rows.length} aborted capabilities`);
+    await this.capabilities.mint(tx, rows);
+    await this.capabilities.revokeEach(tx, rows.map((r, i) => ({ capabilityId: r.capabilityId, reason: aborted[i].reasonCode })));
     this.log.warn(`${aborted.length} intent(s) aborted: ${[...new Set(aborted.map((x) => x.reasonCode))].join(', ')}`);
   }
 

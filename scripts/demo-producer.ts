@@ -4,30 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { commonEnvShape, envInt, loadConfig, topicsFor } from '@arvis/config';
-import type { JournalEntry } from '@arvis/contracts';
+import { retryDecisionId, type JournalEntry } from '@arvis/contracts';
 import { DecisionClient, JournalWatcher, mintIdentityToken, type DecisionInput } from '@arvis/decision-client';
 
-async function main(): Promise<void> {
-  const env = loadConfig(
-    z.object({
-      KAFKA_BROKERS: commonEnvShape.KAFKA_BROKERS,
-      ARVIS_TOPIC_PREFIX: commonEnvShape.ARVIS_TOPIC_PREFIX,
-      DEMO_ISSUER: z.string().min(1),
-      DEMO_ISSUER_KEY: z.string().min(1),
-      DEMO_DECISIONS: envInt(5, 1, 10000),
-      DEMO_TIMEOUT_MS: envInt(60000, 1000),
-    }),
-  );
-  const brokers = env.KAFKA_BROKERS.split(',');
-  const topics = topicsFor(env.ARVIS_TOPIC_PREFIX);
-  const runId = `demo-${randomUUID()}`;
-  const token = await mintIdentityToken(
-    { issuer: env.DEMO_ISSUER, privateKeyPem: env.DEMO_ISSUER_KEY },
-    { principal: 'alice', tenant: 'acme', serviceId: 'demo-agent', sessionId: 'demo-session' },
-  );
-
+/** Allowed notes, three refusals (unknown tool, too risky, forged token) and one flaky tool. */
+function demoDecisions(runId: string, token: string, n: number): { sent: DecisionInput[]; flaky: DecisionInput } {
   const decisions: DecisionInput[] = [];
-  for (let i = 1; i <= env.DEMO_DECISIONS; i++) {
+  for (let i = 1; i <= n; i++) {
     decisions.push({
       decisionId: `${runId}:d${i}`,
       runId,
@@ -54,6 +37,30 @@ async function main(): Promise<void> {
     identity: token,
   };
 
+  return { sent: [...decisions, ...refused, flaky], flaky };
+}
+
+async function main(): Promise<void> {
+  const env = loadConfig(
+    z.object({
+      KAFKA_BROKERS: commonEnvShape.KAFKA_BROKERS,
+      ARVIS_TOPIC_PREFIX: commonEnvShape.ARVIS_TOPIC_PREFIX,
+      DEMO_ISSUER: z.string().min(1),
+      DEMO_ISSUER_KEY: z.string().min(1),
+      DEMO_DECISIONS: envInt(5, 1, 10000),
+      DEMO_TIMEOUT_MS: envInt(60000, 1000),
+    }),
+  );
+  const brokers = env.KAFKA_BROKERS.split(',');
+  const topics = topicsFor(env.ARVIS_TOPIC_PREFIX);
+  const runId = `demo-${randomUUID()}`;
+  const token = await mintIdentityToken(
+    { issuer: env.DEMO_ISSUER, privateKeyPem: env.DEMO_ISSUER_KEY },
+    { principal: 'alice', tenant: 'acme', serviceId: 'demo-agent', sessionId: 'demo-session' },
+  );
+
+  const { sent, flaky } = demoDecisions(runId, token, env.DEMO_DECISIONS);
+
   const print = (e: JournalEntry) => {
     if (!e.runId.startsWith(runId)) return;
     const what = e.success ? `ok ${JSON.stringify(e.output)}` : `${e.reasonCode}: ${e.error?.message ?? ''}`;
@@ -62,7 +69,6 @@ async function main(): Promise<void> {
   const watcher = new JournalWatcher(brokers, topics, print);
   await watcher.start();
   const client = new DecisionClient(brokers, topics, 'arvis-demo-producer');
-  const sent = [...decisions, ...refused, flaky];
   console.log(`[demo] run ${runId}: sending ${sent.length} decisions and 1 unreadable message`);
   await client.send(sent);
   const garbage = `{"specVersion":1,"decisionId": not json (${runId})`;
@@ -72,7 +78,7 @@ async function main(): Promise<void> {
   // The forged token is attributable to no one: it ends as a dead letter naming its decisionId,
   // never in the journal.
   const forged = [`${runId}:bad-token`];
-  const all = [...sent.map((d) => d.decisionId).filter((id) => !forged.includes(id)), `${flaky.decisionId}:retry:1`];
+  const all = [...sent.map((d) => d.decisionId).filter((id) => !forged.includes(id)), retryDecisionId(flaky.decisionId, 1)];
   const ok = await watcher.waitFor(
     () =>
       watcher.finalEntriesFor(all).size === all.length &&

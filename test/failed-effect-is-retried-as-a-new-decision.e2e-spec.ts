@@ -1,4 +1,4 @@
-import type { JournalEntry } from '@arvis/contracts';
+import { retryDecisionId, type JournalEntry } from '@arvis/contracts';
 import { Harness } from './support/harness';
 import { Stack } from './support/stack';
 
@@ -34,7 +34,7 @@ describe('a failed effect is retried as a new decision', () => {
     const [d] = await h.decisions('retry-run-1', 1, { tool: 'flaky.record', payload: { key: 'once', failTimes: 1 } });
     await h.client.send([d]);
     const [retryId] = await retryIds(d.decisionId, 1);
-    expect(retryId).toMatch(/^arvis\.retry\.[0-9a-f]{40}\.1$/);
+    expect(retryId).toBe(retryDecisionId(d.decisionId, 1));
     await h.waitUntil('both attempts to end', async () => (await h.finalRows([d.decisionId, retryId])).length === 2);
 
     const [first, second] = await entries(d.decisionId);
@@ -73,6 +73,7 @@ describe('a failed effect is retried as a new decision', () => {
     const [retryId] = await retryIds(d.decisionId, 1);
     await h.waitUntil('both attempts to end', async () => (await h.finalRows([d.decisionId, retryId])).length === 2);
     expect(retryId.length).toBeLessThanOrEqual(200);
+    expect(retryId).toBe(retryDecisionId(d.decisionId, 1));
     expect((await entries(d.decisionId)).map((e) => [e.decisionId, e.effectBoundary])).toEqual([
       [d.decisionId, 'effect_failed'],
       [retryId, 'effect_completed'],

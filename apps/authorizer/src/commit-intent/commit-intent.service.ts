@@ -157,21 +157,7 @@ export class CommitIntentService {
     const capabilityId = randomUUID();
     const ctxCommitment = effectContextCommitment(a.effectContext);
     // The committed material, once: it is hashed, stored as the intent row and echoed in the message.
-    const material: IntentCommitmentMaterial = {
-      intentId,
-      capabilityId,
-      decisionId: d.decisionId,
-      runId: d.runId,
-      causalId: d.causalId,
-      tenant: a.identity.tenant,
-      principal: a.identity.principal,
-      tool: a.spec.name,
-      processId: d.processId,
-      payloadSha256: a.frozen.sha256,
-      effectContextCommitment: ctxCommitment,
-      idempotencyKey: a.idempotencyKey,
-      catalogFingerprint: this.catalog.fingerprint,
-    };
+    const material = this.materialOf(a, intentId, capabilityId, ctxCommitment);
     const intentCommitment = intentCommitmentOf(material);
     let position = seq;
     if (faultFor(this.config.faults.receiptReusePosition, d.decisionId)) {
@@ -218,21 +204,44 @@ export class CommitIntentService {
         storeFingerprint: this.store.value,
         committedAt,
       },
-      capability: {
-        capabilityId,
-        decisionId: d.decisionId,
-        intentId,
-        // Binds invocation, effect context, snapshot and idempotency key: any change is visible.
-        commitment: capabilityCommitmentOf({
-          capabilityId,
-          intentCommitment,
-          effectContextCommitment: ctxCommitment,
-          snapshot: a.snapshot,
-          idempotencyKey: a.idempotencyKey,
-        }),
-        snapshot: canonicalJson(a.snapshot),
-      },
+      capability: this.capabilityOf(a, material, intentCommitment),
       message: signCanonical(unsigned, this.signingKey) as IntentMessage,
+    };
+  }
+
+  private materialOf(a: Authorized, intentId: string, capabilityId: string, ctxCommitment: string): IntentCommitmentMaterial {
+    const d = a.decision;
+    return {
+      intentId,
+      capabilityId,
+      decisionId: d.decisionId,
+      runId: d.runId,
+      causalId: d.causalId,
+      tenant: a.identity.tenant,
+      principal: a.identity.principal,
+      tool: a.spec.name,
+      processId: d.processId,
+      payloadSha256: a.frozen.sha256,
+      effectContextCommitment: ctxCommitment,
+      idempotencyKey: a.idempotencyKey,
+      catalogFingerprint: this.catalog.fingerprint,
+    };
+  }
+
+  /** Binds invocation, effect context, snapshot and idempotency key: any change is visible. */
+  private capabilityOf(a: Authorized, m: IntentCommitmentMaterial, intentCommitment: string): MintedCapability {
+    return {
+      capabilityId: m.capabilityId,
+      decisionId: m.decisionId,
+      intentId: m.intentId,
+      commitment: capabilityCommitmentOf({
+        capabilityId: m.capabilityId,
+        intentCommitment,
+        effectContextCommitment: m.effectContextCommitment,
+        snapshot: a.snapshot,
+        idempotencyKey: a.idempotencyKey,
+      }),
+      snapshot: canonicalJson(a.snapshot),
     };
   }
 

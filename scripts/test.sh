@@ -7,6 +7,8 @@ trap stop_kafka_if_started EXIT
 
 install_deps
 build
+step "lint (max-lines-per-function 60)"
+npm run --silent lint
 ensure_postgres
 start_kafka
 step "running the tests"

@@ -12,4 +12,5 @@ void runService({
   httpHost: (c) => c.httpHost,
   logLevel: (c) => c.logLevel,
   maxSliceSize: (c) => c.sliceSize,
+  dlqMaxRawBytes: (c) => c.dlq.maxRawBytes,
 });

@@ -12,4 +12,5 @@ void runService({
   httpHost: (c) => c.httpHost,
   logLevel: (c) => c.logLevel,
   maxSliceSize: () => 1,
+  dlqMaxRawBytes: (c) => c.dlq.maxRawBytes,
 });

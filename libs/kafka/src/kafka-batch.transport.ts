@@ -23,6 +23,8 @@ export interface KafkaBatchTransportOptions {
   maxSliceSize: number;
   /** Called when the consumer itself crashed for good: the process must exit loudly rather than spin. */
   onFatal: (error: Error) => void;
+  /** How much of an isolated message's raw bytes its DLQ record keeps. */
+  dlqMaxRawBytes: number;
   /** Which handler failures to wait out (default: database or broker unavailable). */
   isTransient?: (error: unknown) => boolean;
   /** Where the default isolation sends a message's DLQ record (default: `<topic>.dlq`). */
@@ -221,6 +223,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       detail: `handling failed ${attempts} time(s): ${error.message}`,
       raw: message.value,
       receivedAt: new Date(),
+      maxRawBytes: this.options.dlqMaxRawBytes,
     });
     this.publisher ??= new KafkaPublisher(this.kafka!);
     const topic = (this.options.deadLetterTopic ?? ((t: string) => `${t}.dlq`))(message.topic);

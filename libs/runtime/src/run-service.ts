@@ -18,6 +18,8 @@ export interface RunServiceOptions<C> {
   httpHost: (config: C) => string;
   logLevel: (config: C) => string;
   maxSliceSize: (config: C) => number;
+  /** How much of an isolated message's raw bytes its DLQ record keeps (DLQ_MAX_RAW_BYTES). */
+  dlqMaxRawBytes: (config: C) => number;
 }
 
 /**
@@ -57,6 +59,7 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
         kafka: opts.kafka(config),
         topics,
         maxSliceSize: opts.maxSliceSize(config),
+        dlqMaxRawBytes: opts.dlqMaxRawBytes(config),
         onFatal: (error) => {
           if (fatal) return;
           fatal = true;

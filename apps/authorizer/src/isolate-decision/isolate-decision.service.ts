@@ -82,6 +82,6 @@ export class IsolateDecisionService {
   }
 
   private deadLetter(message: IsolatedMessage['message'], reasonCode: ReasonCode, detail: string, receivedAt: Date, decisionId?: string) {
-    return decisionDeadLetter(message, this.config.topics.decisionsDlq, { reasonCode, detail, decisionId }, receivedAt);
+    return decisionDeadLetter(message, this.config.topics.decisionsDlq, { reasonCode, detail, decisionId }, receivedAt, this.config.dlq.maxRawBytes);
   }
 }

@@ -12,6 +12,7 @@ export function decisionDeadLetter(
   dlqTopic: string,
   reason: { reasonCode: ReasonCode; detail: string; decisionId?: string },
   receivedAt: Date,
+  maxRawBytes: number,
 ): OutboxRow {
   const record = buildDlqRecord({
     sourceTopic: message.topic,
@@ -20,6 +21,7 @@ export function decisionDeadLetter(
     ...reason,
     raw: message.value,
     receivedAt,
+    maxRawBytes,
   });
   return { topic: dlqTopic, key: message.key ?? `${message.partition}:${message.offset}`, payload: JSON.stringify(record) };
 }

@@ -67,6 +67,6 @@ export class ReceiveDecisionsService {
   }
 
   private deadLetter(message: InboundMessage, reason: { reasonCode: ReasonCode; detail: string; decisionId?: string }, receivedAt: Date): OutboxRow {
-    return decisionDeadLetter(message, this.config.topics.decisionsDlq, reason, receivedAt);
+    return decisionDeadLetter(message, this.config.topics.decisionsDlq, reason, receivedAt, this.config.dlq.maxRawBytes);
   }
 }

@@ -70,6 +70,6 @@ export class RecordInboxStep {
   conflict(c: Candidate, origin: Extract<Candidate['origin'], { kind: 'message' }>): OutboxRow {
     const d = c.decision;
     const detail = `decision ${d.decisionId} was already received with another body`;
-    return decisionDeadLetter(origin.message, this.config.topics.decisionsDlq, { reasonCode: 'decision_conflict', detail, decisionId: d.decisionId }, origin.receivedAt);
+    return decisionDeadLetter(origin.message, this.config.topics.decisionsDlq, { reasonCode: 'decision_conflict', detail, decisionId: d.decisionId }, origin.receivedAt, this.config.dlq.maxRawBytes);
   }
 }

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { commonEnvShape, envInt, loadConfig, topicsFor } from '@arvis/config';
-import type { JournalEntry } from '@arvis/contracts';
+import type { DlqRecord, JournalEntry } from '@arvis/contracts';
 import { DecisionClient, JournalWatcher, mintIdentityToken, type DecisionInput } from '@arvis/decision-client';
 
 async function main(): Promise<void> {
@@ -26,33 +26,7 @@ async function main(): Promise<void> {
     { principal: 'alice', tenant: 'acme', serviceId: 'demo-agent', sessionId: 'demo-session' },
   );
 
-  const decisions: DecisionInput[] = [];
-  for (let i = 1; i <= env.DEMO_DECISIONS; i++) {
-    decisions.push({
-      decisionId: `${runId}:d${i}`,
-      runId,
-      causalId: `c${i}`,
-      tool: 'notes.append',
-      payload: { text: `demo note ${i}`, ref: `${runId}:${i}` },
-      riskScore: 0.1,
-      identity: token,
-    });
-  }
-  const refused: DecisionInput[] = [
-    { decisionId: `${runId}:unknown-tool`, runId, causalId: 'r1', tool: 'shell.exec', payload: { cmd: 'rm -rf /' }, riskScore: 0.1, identity: token },
-    { decisionId: `${runId}:too-risky`, runId, causalId: 'r2', tool: 'notes.append', payload: { text: 'risky' }, riskScore: 0.9, identity: token },
-    { decisionId: `${runId}:bad-token`, runId, causalId: 'r3', tool: 'notes.append', payload: { text: 'x' }, riskScore: 0.1, identity: `${token.slice(0, -4)}AAAA` },
-  ];
-  // Fails once, then its retry (a new decision through the whole path) succeeds.
-  const flaky: DecisionInput = {
-    decisionId: `${runId}:flaky`,
-    runId,
-    causalId: 'f1',
-    tool: 'flaky.record',
-    payload: { key: runId, failTimes: 1 },
-    riskScore: 0.1,
-    identity: token,
-  };
+  const { decisions, refused, flaky } = demoDecisions(runId, token, env.DEMO_DECISIONS);
 
   const print = (e: JournalEntry) => {
     if (!e.runId.startsWith(runId)) return;
@@ -80,20 +54,57 @@ async function main(): Promise<void> {
       watcher.deadLetters.some(ours),
     env.DEMO_TIMEOUT_MS,
   );
-  for (const d of [...watcher.deadLettersFor(forged).values(), ...watcher.deadLetters.filter(ours)]) {
-    const which = d.decisionId ? ` ${d.decisionId.slice(runId.length + 1)}` : '';
-    console.log(`[dlq ${d.sourceTopic}@${d.partition}:${d.offset}]${which} ${d.reasonCode}: ${d.detail}`);
-  }
   await client.close();
   await watcher.stop();
-  const finals = watcher.finalEntriesFor(all);
-  const completed = [...finals.values()].filter((es) => es[0].success).length;
-  console.log(`[demo] ${finals.size}/${all.length} decisions have a final journal entry (${completed} completed, ${finals.size - completed} refused or failed)`);
-  console.log(`[demo] ${watcher.deadLettersFor(forged).size}/${forged.length} forged decision(s) dead-lettered as identity_invalid`);
+  report(watcher, runId, all, forged, ours);
   if (!ok) {
     console.error('[demo] timed out waiting for the journal');
     process.exit(1);
   }
+}
+
+/** The run's decisions: n notes, three refused or dead-lettered ones, and one that fails once then retries. */
+function demoDecisions(runId: string, token: string, n: number): { decisions: DecisionInput[]; refused: DecisionInput[]; flaky: DecisionInput } {
+  const decisions: DecisionInput[] = [];
+  for (let i = 1; i <= n; i++) {
+    decisions.push({
+      decisionId: `${runId}:d${i}`,
+      runId,
+      causalId: `c${i}`,
+      tool: 'notes.append',
+      payload: { text: `demo note ${i}`, ref: `${runId}:${i}` },
+      riskScore: 0.1,
+      identity: token,
+    });
+  }
+  const refused: DecisionInput[] = [
+    { decisionId: `${runId}:unknown-tool`, runId, causalId: 'r1', tool: 'shell.exec', payload: { cmd: 'rm -rf /' }, riskScore: 0.1, identity: token },
+    { decisionId: `${runId}:too-risky`, runId, causalId: 'r2', tool: 'notes.append', payload: { text: 'risky' }, riskScore: 0.9, identity: token },
+    { decisionId: `${runId}:bad-token`, runId, causalId: 'r3', tool: 'notes.append', payload: { text: 'x' }, riskScore: 0.1, identity: `${token.slice(0, -4)}AAAA` },
+  ];
+  // Fails once, then its retry (a new decision through the whole path) succeeds.
+  const flaky: DecisionInput = {
+    decisionId: `${runId}:flaky`,
+    runId,
+    causalId: 'f1',
+    tool: 'flaky.record',
+    payload: { key: runId, failTimes: 1 },
+    riskScore: 0.1,
+    identity: token,
+  };
+  return { decisions, refused, flaky };
+}
+
+/** Prints the dead letters and a one-line summary of how the run's decisions ended. */
+function report(watcher: JournalWatcher, runId: string, all: string[], forged: string[], ours: (d: DlqRecord) => boolean): void {
+  for (const d of [...watcher.deadLettersFor(forged).values(), ...watcher.deadLetters.filter(ours)]) {
+    const which = d.decisionId ? ` ${d.decisionId.slice(runId.length + 1)}` : '';
+    console.log(`[dlq ${d.sourceTopic}@${d.partition}:${d.offset}]${which} ${d.reasonCode}: ${d.detail}`);
+  }
+  const finals = watcher.finalEntriesFor(all);
+  const completed = [...finals.values()].filter((es) => es[0].success).length;
+  console.log(`[demo] ${finals.size}/${all.length} decisions have a final journal entry (${completed} completed, ${finals.size - completed} refused or failed)`);
+  console.log(`[demo] ${watcher.deadLettersFor(forged).size}/${forged.length} forged decision(s) dead-lettered as identity_invalid`);
 }
 
 main().catch((e: Error) => {

@@ -159,15 +159,12 @@ export class CommitIntentService {
     return { messages: recorded.map((p) => p.message), aborted };
   }
 
-  private async prepare(tx: Tx, a: Authorized, seq: bigint, committedAt: Date): Promise<Prepared> {
+  /** The committed material, once: it is hashed, stored as the intent row and echoed in the message. */
+  private materialOf(a: Authorized): IntentCommitmentMaterial {
     const d = a.decision;
-    const intentId = randomUUID();
-    const capabilityId = randomUUID();
-    const ctxCommitment = effectContextCommitment(a.effectContext);
-    // The committed material, once: it is hashed, stored as the intent row and echoed in the message.
-    const material: IntentCommitmentMaterial = {
-      intentId,
-      capabilityId,
+    return {
+      intentId: randomUUID(),
+      capabilityId: randomUUID(),
       decisionId: d.decisionId,
       runId: d.runId,
       causalId: d.causalId,
@@ -176,10 +173,38 @@ export class CommitIntentService {
       tool: a.spec.name,
       processId: d.processId,
       payloadSha256: a.frozen.sha256,
-      effectContextCommitment: ctxCommitment,
+      effectContextCommitment: effectContextCommitment(a.effectContext),
       idempotencyKey: a.idempotencyKey,
       catalogFingerprint: this.catalog.fingerprint,
     };
+  }
+
+  /** The intent message as signed: hashes and the receipt, never the payload. */
+  private unsignedMessage(a: Authorized, m: IntentCommitmentMaterial, intentCommitment: string, receipt: IntentMessage['receipt']): UnsignedIntentMessage {
+    const d = a.decision;
+    return {
+      specVersion: SPEC_VERSION,
+      intentId: m.intentId,
+      capabilityId: m.capabilityId,
+      decisionId: d.decisionId,
+      runId: d.runId,
+      causalId: d.causalId,
+      tenant: a.identity.tenant,
+      tool: a.spec.name,
+      intentCommitment,
+      payloadSha256: a.frozen.sha256,
+      effectContextCommitment: m.effectContextCommitment,
+      idempotencyKey: a.idempotencyKey,
+      catalogFingerprint: this.catalog.fingerprint,
+      receipt,
+      ...('retry' in d && d.retry ? { retry: d.retry } : {}),
+    } as UnsignedIntentMessage;
+  }
+
+  private async prepare(tx: Tx, a: Authorized, seq: bigint, committedAt: Date): Promise<Prepared> {
+    const d = a.decision;
+    const material = this.materialOf(a);
+    const { intentId, capabilityId, effectContextCommitment: ctxCommitment } = material;
     const intentCommitment = intentCommitmentOf(material);
     let position = seq;
     if (faultFor(this.config.faults.receiptReusePosition, d.decisionId)) {
@@ -196,23 +221,7 @@ export class CommitIntentService {
       storeFingerprint: this.store.value,
       committedAt: committedAt.toISOString(),
     });
-    const unsigned = {
-      specVersion: SPEC_VERSION,
-      intentId,
-      capabilityId,
-      decisionId: d.decisionId,
-      runId: d.runId,
-      causalId: d.causalId,
-      tenant: a.identity.tenant,
-      tool: a.spec.name,
-      intentCommitment,
-      payloadSha256: a.frozen.sha256,
-      effectContextCommitment: ctxCommitment,
-      idempotencyKey: a.idempotencyKey,
-      catalogFingerprint: this.catalog.fingerprint,
-      receipt,
-      ...('retry' in d && d.retry ? { retry: d.retry } : {}),
-    } as UnsignedIntentMessage;
+    const unsigned = this.unsignedMessage(a, material, intentCommitment, receipt);
     return {
       a,
       seq: position,

@@ -4,11 +4,67 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { commonEnvShape, envInt, loadConfig, topicsFor } from '@arvis/config';
-import { retryDecisionId, type JournalEntry } from '@arvis/contracts';
+import { retryDecisionId, type DlqRecord, type JournalEntry } from '@arvis/contracts';
 import { DecisionClient, JournalWatcher, mintIdentityToken, type DecisionInput } from '@arvis/decision-client';
 
-/** Allowed notes, three refusals (unknown tool, too risky, forged token) and one flaky tool. */
-function demoDecisions(runId: string, token: string, n: number): { sent: DecisionInput[]; flaky: DecisionInput } {
+async function main(): Promise<void> {
+  const env = loadConfig(
+    z.object({
+      KAFKA_BROKERS: commonEnvShape.KAFKA_BROKERS,
+      ARVIS_TOPIC_PREFIX: commonEnvShape.ARVIS_TOPIC_PREFIX,
+      DEMO_ISSUER: z.string().min(1),
+      DEMO_ISSUER_KEY: z.string().min(1),
+      DEMO_DECISIONS: envInt(5, 1, 10000),
+      DEMO_TIMEOUT_MS: envInt(60000, 1000),
+    }),
+  );
+  const brokers = env.KAFKA_BROKERS.split(',');
+  const topics = topicsFor(env.ARVIS_TOPIC_PREFIX);
+  const runId = `demo-${randomUUID()}`;
+  const token = await mintIdentityToken(
+    { issuer: env.DEMO_ISSUER, privateKeyPem: env.DEMO_ISSUER_KEY },
+    { principal: 'alice', tenant: 'acme', serviceId: 'demo-agent', sessionId: 'demo-session' },
+  );
+
+  const { decisions, refused, flaky } = demoDecisions(runId, token, env.DEMO_DECISIONS);
+
+  const print = (e: JournalEntry) => {
+    if (!e.runId.startsWith(runId)) return;
+    const what = e.success ? `ok ${JSON.stringify(e.output)}` : `${e.reasonCode}: ${e.error?.message ?? ''}`;
+    console.log(`[journal #${e.journalSeq}] ${e.kind.padEnd(21)} ${e.decisionId.slice(runId.length + 1).padEnd(13)} ${e.tool.padEnd(13)} ${e.effectBoundary.padEnd(18)} ${what}`);
+  };
+  const watcher = new JournalWatcher(brokers, topics, print);
+  await watcher.start();
+  const client = new DecisionClient(brokers, topics, 'arvis-demo-producer');
+  const sent = [...decisions, ...refused, flaky];
+  console.log(`[demo] run ${runId}: sending ${sent.length} decisions and 1 unreadable message`);
+  await client.send(sent);
+  const garbage = `{"specVersion":1,"decisionId": not json (${runId})`;
+  await client.sendRaw(topics.decisions, [{ key: runId, value: garbage }]);
+  const ours = (d: { rawBase64: string }) => Buffer.from(d.rawBase64, 'base64').toString('utf8') === garbage;
+
+  // The forged token is attributable to no one: it ends as a dead letter naming its decisionId,
+  // never in the journal.
+  const forged = [`${runId}:bad-token`];
+  const all = [...sent.map((d) => d.decisionId).filter((id) => !forged.includes(id)), retryDecisionId(flaky.decisionId, 1)];
+  const ok = await watcher.waitFor(
+    () =>
+      watcher.finalEntriesFor(all).size === all.length &&
+      watcher.deadLettersFor(forged).size === forged.length &&
+      watcher.deadLetters.some(ours),
+    env.DEMO_TIMEOUT_MS,
+  );
+  await client.close();
+  await watcher.stop();
+  report(watcher, runId, all, forged, ours);
+  if (!ok) {
+    console.error('[demo] timed out waiting for the journal');
+    process.exit(1);
+  }
+}
+
+/** The run's decisions: n notes, three refused or dead-lettered ones, and one that fails once then retries. */
+function demoDecisions(runId: string, token: string, n: number): { decisions: DecisionInput[]; refused: DecisionInput[]; flaky: DecisionInput } {
   const decisions: DecisionInput[] = [];
   for (let i = 1; i <= n; i++) {
     decisions.push({
@@ -36,70 +92,19 @@ function demoDecisions(runId: string, token: string, n: number): { sent: Decisio
     riskScore: 0.1,
     identity: token,
   };
-
-  return { sent: [...decisions, ...refused, flaky], flaky };
+  return { decisions, refused, flaky };
 }
 
-async function main(): Promise<void> {
-  const env = loadConfig(
-    z.object({
-      KAFKA_BROKERS: commonEnvShape.KAFKA_BROKERS,
-      ARVIS_TOPIC_PREFIX: commonEnvShape.ARVIS_TOPIC_PREFIX,
-      DEMO_ISSUER: z.string().min(1),
-      DEMO_ISSUER_KEY: z.string().min(1),
-      DEMO_DECISIONS: envInt(5, 1, 10000),
-      DEMO_TIMEOUT_MS: envInt(60000, 1000),
-    }),
-  );
-  const brokers = env.KAFKA_BROKERS.split(',');
-  const topics = topicsFor(env.ARVIS_TOPIC_PREFIX);
-  const runId = `demo-${randomUUID()}`;
-  const token = await mintIdentityToken(
-    { issuer: env.DEMO_ISSUER, privateKeyPem: env.DEMO_ISSUER_KEY },
-    { principal: 'alice', tenant: 'acme', serviceId: 'demo-agent', sessionId: 'demo-session' },
-  );
-
-  const { sent, flaky } = demoDecisions(runId, token, env.DEMO_DECISIONS);
-
-  const print = (e: JournalEntry) => {
-    if (!e.runId.startsWith(runId)) return;
-    const what = e.success ? `ok ${JSON.stringify(e.output)}` : `${e.reasonCode}: ${e.error?.message ?? ''}`;
-    console.log(`[journal #${e.journalSeq}] ${e.kind.padEnd(21)} ${e.decisionId.slice(runId.length + 1).padEnd(13)} ${e.tool.padEnd(13)} ${e.effectBoundary.padEnd(18)} ${what}`);
-  };
-  const watcher = new JournalWatcher(brokers, topics, print);
-  await watcher.start();
-  const client = new DecisionClient(brokers, topics, 'arvis-demo-producer');
-  console.log(`[demo] run ${runId}: sending ${sent.length} decisions and 1 unreadable message`);
-  await client.send(sent);
-  const garbage = `{"specVersion":1,"decisionId": not json (${runId})`;
-  await client.sendRaw(topics.decisions, [{ key: runId, value: garbage }]);
-  const ours = (d: { rawBase64: string }) => Buffer.from(d.rawBase64, 'base64').toString('utf8') === garbage;
-
-  // The forged token is attributable to no one: it ends as a dead letter naming its decisionId,
-  // never in the journal.
-  const forged = [`${runId}:bad-token`];
-  const all = [...sent.map((d) => d.decisionId).filter((id) => !forged.includes(id)), retryDecisionId(flaky.decisionId, 1)];
-  const ok = await watcher.waitFor(
-    () =>
-      watcher.finalEntriesFor(all).size === all.length &&
-      watcher.deadLettersFor(forged).size === forged.length &&
-      watcher.deadLetters.some(ours),
-    env.DEMO_TIMEOUT_MS,
-  );
+/** Prints the dead letters and a one-line summary of how the run's decisions ended. */
+function report(watcher: JournalWatcher, runId: string, all: string[], forged: string[], ours: (d: DlqRecord) => boolean): void {
   for (const d of [...watcher.deadLettersFor(forged).values(), ...watcher.deadLetters.filter(ours)]) {
     const which = d.decisionId ? ` ${d.decisionId.slice(runId.length + 1)}` : '';
     console.log(`[dlq ${d.sourceTopic}@${d.partition}:${d.offset}]${which} ${d.reasonCode}: ${d.detail}`);
   }
-  await client.close();
-  await watcher.stop();
   const finals = watcher.finalEntriesFor(all);
   const completed = [...finals.values()].filter((es) => es[0].success).length;
   console.log(`[demo] ${finals.size}/${all.length} decisions have a final journal entry (${completed} completed, ${finals.size - completed} refused or failed)`);
   console.log(`[demo] ${watcher.deadLettersFor(forged).size}/${forged.length} forged decision(s) dead-lettered as identity_invalid`);
-  if (!ok) {
-    console.error('[demo] timed out waiting for the journal');
-    process.exit(1);
-  }
 }
 
 main().catch((e: Error) => {

@@ -95,18 +95,7 @@ export class AuthorizeDecisionService {
       return this.refuse(decision, 'input_schema_violation', clipText(detail, 500), who);
     }
 
-    // A confirmation can only be one already approved for exactly this action; a mismatched
-    // attempt is ignored here and never changes the confirmation.
-    const confirmation = decision.confirmationId ? data.confirmations.get(decision.confirmationId) : undefined;
-    const confirmed =
-      !!confirmation &&
-      confirmation.status === 'approved' &&
-      confirmation.tool === spec.name &&
-      confirmation.payloadSha256 === frozen.frozen.sha256 &&
-      confirmation.principal === who.principal &&
-      confirmation.tenant === who.tenant &&
-      !!confirmation.grantExpiresAt &&
-      confirmation.grantExpiresAt > data.databaseNow;
+    const confirmed = this.confirmedFor(decision, spec, frozen.frozen.sha256, who, data);
 
     if (decision.riskScore > spec.maxRisk) {
       return this.refuse(decision, 'risk_exceeded', `risk ${decision.riskScore} exceeds ${spec.maxRisk} for ${spec.name}`, who);
@@ -143,6 +132,24 @@ export class AuthorizeDecisionService {
       ...(confirmed ? { confirmationId: decision.confirmationId } : {}),
       snapshot: this.snapshot(decision, true, 'allowed', who, confirmed),
     };
+  }
+
+  /**
+   * A confirmation can only be one already approved for exactly this action; a mismatched
+   * attempt is ignored here and never changes the confirmation.
+   */
+  private confirmedFor(decision: Decision, spec: ToolSpec, payloadSha256: string, who: VerifiedIdentity, data: PolicyData): boolean {
+    const confirmation = decision.confirmationId ? data.confirmations.get(decision.confirmationId) : undefined;
+    return (
+      !!confirmation &&
+      confirmation.status === 'approved' &&
+      confirmation.tool === spec.name &&
+      confirmation.payloadSha256 === payloadSha256 &&
+      confirmation.principal === who.principal &&
+      confirmation.tenant === who.tenant &&
+      !!confirmation.grantExpiresAt &&
+      confirmation.grantExpiresAt > data.databaseNow
+    );
   }
 
   /** In production a missing gate denies; elsewhere a tenant without data is not gated. */

@@ -151,13 +151,52 @@ export class CommitIntentService {
     return { messages: recorded.map((p) => p.message), aborted };
   }
 
+  /** The committed material, once: it is hashed, stored as the intent row and echoed in the message. */
+  private materialOf(a: Authorized): IntentCommitmentMaterial {
+    const d = a.decision;
+    return {
+      intentId: randomUUID(),
+      capabilityId: randomUUID(),
+      decisionId: d.decisionId,
+      runId: d.runId,
+      causalId: d.causalId,
+      tenant: a.identity.tenant,
+      principal: a.identity.principal,
+      tool: a.spec.name,
+      processId: d.processId,
+      payloadSha256: a.frozen.sha256,
+      effectContextCommitment: effectContextCommitment(a.effectContext),
+      idempotencyKey: a.idempotencyKey,
+      catalogFingerprint: this.catalog.fingerprint,
+    };
+  }
+
+  /** The intent message as signed: hashes and the receipt, never the payload. */
+  private unsignedMessage(a: Authorized, m: IntentCommitmentMaterial, intentCommitment: string, receipt: IntentMessage['receipt']): UnsignedIntentMessage {
+    const d = a.decision;
+    return {
+      specVersion: SPEC_VERSION,
+      intentId: m.intentId,
+      capabilityId: m.capabilityId,
+      decisionId: d.decisionId,
+      runId: d.runId,
+      causalId: d.causalId,
+      tenant: a.identity.tenant,
+      tool: a.spec.name,
+      intentCommitment,
+      payloadSha256: a.frozen.sha256,
+      effectContextCommitment: m.effectContextCommitment,
+      idempotencyKey: a.idempotencyKey,
+      catalogFingerprint: this.catalog.fingerprint,
+      receipt,
+      ...('retry' in d && d.retry ? { retry: d.retry } : {}),
+    } as UnsignedIntentMessage;
+  }
+
   private async prepare(tx: Tx, a: Authorized, seq: bigint, committedAt: Date): Promise<Prepared> {
     const d = a.decision;
-    const intentId = randomUUID();
-    const capabilityId = randomUUID();
-    const ctxCommitment = effectContextCommitment(a.effectContext);
-    // The committed material, once: it is hashed, stored as the intent row and echoed in the message.
-    const material = this.materialOf(a, intentId, capabilityId, ctxCommitment);
+    const material = this.materialOf(a);
+    const { intentId, capabilityId, effectContextCommitment: ctxCommitment } = material;
     const intentCommitment = intentCommitmentOf(material);
     let position = seq;
     if (faultFor(this.config.faults.receiptReusePosition, d.decisionId)) {
@@ -174,23 +213,7 @@ export class CommitIntentService {
       storeFingerprint: this.store.value,
       committedAt: committedAt.toISOString(),
     });
-    const unsigned = {
-      specVersion: SPEC_VERSION,
-      intentId,
-      capabilityId,
-      decisionId: d.decisionId,
-      runId: d.runId,
-      causalId: d.causalId,
-      tenant: a.identity.tenant,
-      tool: a.spec.name,
-      intentCommitment,
-      payloadSha256: a.frozen.sha256,
-      effectContextCommitment: ctxCommitment,
-      idempotencyKey: a.idempotencyKey,
-      catalogFingerprint: this.catalog.fingerprint,
-      receipt,
-      ...('retry' in d && d.retry ? { retry: d.retry } : {}),
-    } as UnsignedIntentMessage;
+    const unsigned = this.unsignedMessage(a, material, intentCommitment, receipt);
     return {
       a,
       seq: position,
@@ -204,44 +227,21 @@ export class CommitIntentService {
         storeFingerprint: this.store.value,
         committedAt,
       },
-      capability: this.capabilityOf(a, material, intentCommitment),
+      capability: {
+        capabilityId,
+        decisionId: d.decisionId,
+        intentId,
+        // Binds invocation, effect context, snapshot and idempotency key: any change is visible.
+        commitment: capabilityCommitmentOf({
+          capabilityId,
+          intentCommitment,
+          effectContextCommitment: ctxCommitment,
+          snapshot: a.snapshot,
+          idempotencyKey: a.idempotencyKey,
+        }),
+        snapshot: canonicalJson(a.snapshot),
+      },
       message: signCanonical(unsigned, this.signingKey) as IntentMessage,
-    };
-  }
-
-  private materialOf(a: Authorized, intentId: string, capabilityId: string, ctxCommitment: string): IntentCommitmentMaterial {
-    const d = a.decision;
-    return {
-      intentId,
-      capabilityId,
-      decisionId: d.decisionId,
-      runId: d.runId,
-      causalId: d.causalId,
-      tenant: a.identity.tenant,
-      principal: a.identity.principal,
-      tool: a.spec.name,
-      processId: d.processId,
-      payloadSha256: a.frozen.sha256,
-      effectContextCommitment: ctxCommitment,
-      idempotencyKey: a.idempotencyKey,
-      catalogFingerprint: this.catalog.fingerprint,
-    };
-  }
-
-  /** Binds invocation, effect context, snapshot and idempotency key: any change is visible. */
-  private capabilityOf(a: Authorized, m: IntentCommitmentMaterial, intentCommitment: string): MintedCapability {
-    return {
-      capabilityId: m.capabilityId,
-      decisionId: m.decisionId,
-      intentId: m.intentId,
-      commitment: capabilityCommitmentOf({
-        capabilityId: m.capabilityId,
-        intentCommitment,
-        effectContextCommitment: m.effectContextCommitment,
-        snapshot: a.snapshot,
-        idempotencyKey: a.idempotencyKey,
-      }),
-      snapshot: canonicalJson(a.snapshot),
     };
   }
 

@@ -3,7 +3,7 @@
 // Production supplies its own keys through the same environment variables.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateEd25519KeyPair } from '@arvis/effect-context';
+import { generateEd25519KeyPair } from '@arvis/crypto';
 
 export interface LocalKeys {
   intent: { keyId: string; privateKeyPem: string; publicKeyPem: string };

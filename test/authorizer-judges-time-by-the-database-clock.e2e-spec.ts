@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { sha256Hex } from '@arvis/effect-context';
+import { sha256Hex } from '@arvis/crypto';
 import { Harness } from './support/harness';
 import type { RunningApp } from './support/services';
 import { Stack } from './support/stack';

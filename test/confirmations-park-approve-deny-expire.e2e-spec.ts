@@ -1,4 +1,4 @@
-import { sha256Hex } from '@arvis/effect-context';
+import { sha256Hex } from '@arvis/crypto';
 import type { DecisionInput } from '@arvis/decision-client';
 import { Harness } from './support/harness';
 import type { RunningApp } from './support/services';

@@ -1,4 +1,4 @@
-import { chainHash } from '@arvis/effect-context';
+import { chainHash } from '@arvis/crypto';
 import { sharedEnvironment } from './support/environment';
 import { Harness } from './support/harness';
 

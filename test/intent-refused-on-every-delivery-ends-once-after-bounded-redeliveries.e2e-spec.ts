@@ -1,4 +1,4 @@
-import { generateEd25519KeyPair } from '@arvis/effect-context';
+import { generateEd25519KeyPair } from '@arvis/crypto';
 import { Harness } from './support/harness';
 import { Stack } from './support/stack';
 

@@ -1,4 +1,4 @@
-import { generateEd25519KeyPair, loadEd25519PrivateKey, signCanonical } from '@arvis/effect-context';
+import { generateEd25519KeyPair, loadEd25519PrivateKey, signCanonical } from '@arvis/crypto';
 import { localKeys } from '../scripts/local-keys';
 import { groupOf, sharedEnvironment } from './support/environment';
 import { DATA } from './support/services';

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { generateEd25519KeyPair } from '@arvis/effect-context';
+import { generateEd25519KeyPair } from '@arvis/crypto';
 import { mintIdentityToken, type DecisionInput } from '@arvis/decision-client';
 import { Harness } from './support/harness';
 import { Stack } from './support/stack';

@@ -1,4 +1,4 @@
-import { commitment, sha256Hex } from './hash';
+import { commitment, sha256Hex } from '@arvis/crypto';
 
 export const EFFECT_CONTEXT_FORMAT_VERSION = 1;
 /** The runtime's own identity: never accepted as the principal of a user's effect. */

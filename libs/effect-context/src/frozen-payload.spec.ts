@@ -1,6 +1,6 @@
-import { CanonicalizationError } from './canonical-json';
+import { CanonicalizationError } from '@arvis/crypto';
 import { freezePayload, frozenPayloadFromCanonical } from './frozen-payload';
-import { sha256Hex } from './hash';
+import { sha256Hex } from '@arvis/crypto';
 
 function freezeOk(payload: unknown) {
   const result = freezePayload(payload);

@@ -1,6 +1,6 @@
-import { CanonicalizationError, canonicalJson } from './canonical-json';
-import { deepFreeze } from './deep-freeze';
-import { sha256Hex } from './hash';
+import { CanonicalizationError, canonicalJson } from '@arvis/crypto';
+import { deepFreeze } from '@arvis/crypto';
+import { sha256Hex } from '@arvis/crypto';
 
 /**
  * A tool payload fixed at authorization time (docs/architecture.md, step 3): one canonical byte string and

@@ -1,5 +1,5 @@
 import { deriveIdempotencyKey, type IdempotencyKeyInput } from './idempotency-key';
-import { commitment, sha256Hex } from './hash';
+import { commitment, sha256Hex } from '@arvis/crypto';
 
 describe('deriveIdempotencyKey', () => {
   const base: IdempotencyKeyInput = {

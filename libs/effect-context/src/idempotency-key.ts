@@ -1,4 +1,4 @@
-import { commitment } from './hash';
+import { commitment } from '@arvis/crypto';
 
 export type IdempotencyKeyInput = {
   tool: string;

@@ -1,4 +1,4 @@
-import { commitment } from './hash';
+import { commitment } from '@arvis/crypto';
 
 export const INTENT_FORMAT_VERSION = 1;
 

@@ -1,4 +1,4 @@
-import { canonicalJson, chainHash } from '@arvis/effect-context';
+import { canonicalJson, chainHash } from '@arvis/crypto';
 import { isFinalKind, JournalEntryDraftSchema, SPEC_VERSION, type JournalEntry } from '@arvis/contracts';
 import { insertRows, type ColumnMap, type Tx } from '@arvis/persistence';
 import { enqueueOutbox } from '@arvis/outbox';

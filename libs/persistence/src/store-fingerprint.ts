@@ -1,4 +1,4 @@
-import { sha256Hex } from '@arvis/effect-context';
+import { sha256Hex } from '@arvis/crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { PrismaService, type Tx } from './prisma.service';
 import type { PrismaClient } from './generated/prisma/client';

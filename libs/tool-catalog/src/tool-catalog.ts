@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commitment } from '@arvis/effect-context';
+import { commitment } from '@arvis/crypto';
 import { crossesTrustBoundary, type ToolSpec } from './tool-spec';
 
 /**

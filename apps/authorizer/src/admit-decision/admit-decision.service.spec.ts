@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { buildEffectContext, sha256Hex, type AuthorizedEffectContext } from '@arvis/effect-context';
+import { buildEffectContext, type AuthorizedEffectContext } from '@arvis/effect-context';
+import { sha256Hex } from '@arvis/crypto';
 import { mintIdentityToken } from '@arvis/decision-client';
 import type { Tx } from '@arvis/persistence';
 import type { Authorized } from '../authorize-decision/authorization.types';

@@ -1,5 +1,6 @@
 import { type CanActivate, type ExecutionContext, HttpException, HttpStatus, Injectable } from '@nestjs/common';
-import { sha256Hex, type VerifiedIdentity } from '@arvis/effect-context';
+import { type VerifiedIdentity } from '@arvis/effect-context';
+import { sha256Hex } from '@arvis/crypto';
 import { PrismaService } from '@arvis/persistence';
 import { VerifyIdentityService } from '../verify-identity/verify-identity.service';
 

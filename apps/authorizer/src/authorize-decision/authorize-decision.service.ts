@@ -1,12 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { clipText, type ReasonCode } from '@arvis/contracts';
-import {
-  buildEffectContext,
-  deepFreeze,
-  deriveIdempotencyKey,
-  freezePayload,
-  type VerifiedIdentity,
-} from '@arvis/effect-context';
+import { buildEffectContext, deriveIdempotencyKey, freezePayload, type VerifiedIdentity } from '@arvis/effect-context';
+import { deepFreeze } from '@arvis/crypto';
 import { PrismaService } from '@arvis/persistence';
 import { ToolCatalog, type ToolSpec } from '@arvis/tool-catalog';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';

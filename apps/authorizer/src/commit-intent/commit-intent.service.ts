@@ -2,17 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { faultFor } from '@arvis/config';
 import { SPEC_VERSION, type IntentMessage, type ReasonCode, type UnsignedIntentMessage } from '@arvis/contracts';
-import {
-  canonicalJson,
-  capabilityCommitmentOf,
-  commitment,
-  effectContextCommitment,
-  intentCommitmentOf,
-  loadEd25519PrivateKey,
-  type IntentCommitmentMaterial,
-  signCanonical,
-  type SigningKey,
-} from '@arvis/effect-context';
+import { capabilityCommitmentOf, effectContextCommitment, intentCommitmentOf, type IntentCommitmentMaterial } from '@arvis/effect-context';
+import { canonicalJson, commitment, loadEd25519PrivateKey, signCanonical, type SigningKey } from '@arvis/crypto';
 import { CapabilityStore, ConfirmationNotReservable, ConfirmationStore, type MintedCapability } from '@arvis/lifecycle';
 import { enqueueOutbox, reserveOutboxSeqs } from '@arvis/outbox';
 import { insertRows, Prisma, StoreFingerprint, type ColumnMap, type Tx } from '@arvis/persistence';

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ActionDecisionSchema, clipText, parseInbound, SPEC_VERSION, type ActionDecision, type JournalEntryDraft, type ReasonCode } from '@arvis/contracts';
-import { canonicalJson, commitment, type VerifiedIdentity } from '@arvis/effect-context';
+import { type VerifiedIdentity } from '@arvis/effect-context';
+import { canonicalJson, commitment } from '@arvis/crypto';
 import { appendJournal } from '@arvis/journal';
 import { isTransientFault, type IsolatedMessage } from '@arvis/kafka';
 import { enqueueOutbox } from '@arvis/outbox';

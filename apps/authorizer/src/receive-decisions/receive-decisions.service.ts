@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { faultFor } from '@arvis/config';
 import { ActionDecisionSchema, parseInbound, type ActionDecision, type ReasonCode } from '@arvis/contracts';
-import { commitment } from '@arvis/effect-context';
+import { commitment } from '@arvis/crypto';
 import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
 import type { OutboxRow } from '@arvis/outbox';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { canonicalJson } from '@arvis/effect-context';
+import { canonicalJson } from '@arvis/crypto';
 import type { OutboxRow } from '@arvis/outbox';
 import { insertRows, type ColumnMap, type Tx } from '@arvis/persistence';
 import type { Authorization } from '../authorize-decision/authorization.types';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { JournalEntryDraft } from '@arvis/contracts';
-import { commitment } from '@arvis/effect-context';
+import { commitment } from '@arvis/crypto';
 import { appendJournal } from '@arvis/journal';
 import { ConfirmationStore } from '@arvis/lifecycle';
 import { PrismaService } from '@arvis/persistence';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { ActionDecision, InternalRetryDecision } from '@arvis/contracts';
-import { commitment } from '@arvis/effect-context';
+import { commitment } from '@arvis/crypto';
 import { PrismaService, type Tx } from '@arvis/persistence';
 import { PeriodicTask } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';

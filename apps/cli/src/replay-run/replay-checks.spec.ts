@@ -1,4 +1,4 @@
-import { commitment, sha256Hex } from '@arvis/effect-context';
+import { commitment, sha256Hex } from '@arvis/crypto';
 import { intentCommitmentOf } from '@arvis/effect-context';
 import { checkToolResult, type CapabilityRow, type IntentRow } from './replay-checks';
 

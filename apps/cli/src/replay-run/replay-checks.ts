@@ -1,4 +1,4 @@
-import { commitment, sha256Hex } from '@arvis/effect-context';
+import { commitment, sha256Hex } from '@arvis/crypto';
 import type { StoredEntry } from '../verify-journal/journal-row';
 import { intentCommitmentOf } from '@arvis/effect-context';
 

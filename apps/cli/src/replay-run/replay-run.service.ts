@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { FINAL_JOURNAL_KINDS, type JournalKind } from '@arvis/contracts';
-import { GENESIS_HASH } from '@arvis/effect-context';
+import { GENESIS_HASH } from '@arvis/crypto';
 import { columns, compact } from '../output';
 import { checkRow, JOURNAL_ROW_COLUMNS, type JournalRow } from '../verify-journal/journal-row';
 import { checkToolResult, type CapabilityRow, type IntentRow } from './replay-checks';

@@ -1,4 +1,4 @@
-import { canonicalJson, chainHash, GENESIS_HASH } from '@arvis/effect-context';
+import { canonicalJson, chainHash, GENESIS_HASH } from '@arvis/crypto';
 import { ChainWalker } from './chain-walker';
 import type { JournalRow } from './journal-row';
 

@@ -1,4 +1,4 @@
-import { GENESIS_HASH } from '@arvis/effect-context';
+import { GENESIS_HASH } from '@arvis/crypto';
 import { checkRowConsistency, checkRowHash, type JournalRow } from './journal-row';
 
 export type ChainFindingKind = 'gap' | 'changed' | 'relinked' | 'inconsistent' | 'head';

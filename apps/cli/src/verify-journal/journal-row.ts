@@ -1,5 +1,5 @@
 import { FINAL_JOURNAL_KINDS, type JournalKind } from '@arvis/contracts';
-import { canonicalJson, chainHash } from '@arvis/effect-context';
+import { canonicalJson, chainHash } from '@arvis/crypto';
 
 /** One journal table row as the CLI reads it (bigints as text: the wire contract's form). */
 export interface JournalRow {

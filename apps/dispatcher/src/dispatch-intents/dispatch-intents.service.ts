@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Counter } from 'prom-client';
-import { loadEd25519PublicKey, type VerificationKeyring } from '@arvis/effect-context';
+import { loadEd25519PublicKey, type VerificationKeyring } from '@arvis/crypto';
 import type { KafkaBatch } from '@arvis/kafka';
 import { MetricsRegistry } from '@arvis/runtime';
 import { ClaimCapabilitiesService } from '../claim-capabilities/claim-capabilities.service';

@@ -1,4 +1,5 @@
-import { capabilityCommitmentOf, commitment, freezePayload, intentCommitmentOf, type AuthorizedEffectContext } from '@arvis/effect-context';
+import { capabilityCommitmentOf, freezePayload, intentCommitmentOf, type AuthorizedEffectContext } from '@arvis/effect-context';
+import { commitment } from '@arvis/crypto';
 import type { CapabilityForActivation } from '@arvis/lifecycle';
 import type { StoredIntent } from './match-stored-intent';
 import { checkStoredIntegrity } from './stored-intent-integrity';

@@ -1,10 +1,4 @@
-import {
-  capabilityCommitmentOf,
-  effectContextCommitment,
-  frozenPayloadFromCanonical,
-  type AuthorizedEffectContext,
-  type FrozenPayload,
-} from '@arvis/effect-context';
+import { capabilityCommitmentOf, effectContextCommitment, frozenPayloadFromCanonical, type AuthorizedEffectContext, type FrozenPayload } from '@arvis/effect-context';
 import type { CapabilityForActivation } from '@arvis/lifecycle';
 import type { StoredIntent } from './match-stored-intent';
 

@@ -1,5 +1,5 @@
 import { IntentMessageSchema, IntentSignatureSchema, parseInbound, type IntentMessage } from '@arvis/contracts';
-import { verifyCanonicalSignature, type VerificationKeyring } from '@arvis/effect-context';
+import { verifyCanonicalSignature, type VerificationKeyring } from '@arvis/crypto';
 import type { InboundMessage } from '@arvis/kafka';
 import { deadLetterRow, type OutboxRow } from '@arvis/outbox';
 

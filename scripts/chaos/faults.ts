@@ -1,0 +1,78 @@
+import type { Broker, Postgres } from './infra';
+import type { DecisionLoad } from './load';
+import type { IntentTap } from './intent-tap';
+import type { Supervisor } from './processes';
+import type { ScheduledFault } from './schedule';
+
+export interface FaultContext {
+  supervisor: Supervisor;
+  broker: Broker;
+  postgres: Postgres;
+  load: DecisionLoad;
+  tap: IntentTap;
+  database: string;
+  /** Seeded: which messages a duplicate fault picks. */
+  rng: () => number;
+  clock: () => number;
+}
+
+export interface FaultRecord extends ScheduledFault {
+  startedAtMs: number;
+  endedAtMs: number;
+  detail: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const TARGET: Partial<Record<ScheduledFault['kind'], string>> = { 'kill-authorizer': 'authorizer', 'kill-relay': 'relay' };
+
+/** Does one fault, including the restart after its pause; never throws (the detail says why). */
+export async function runFault(f: ScheduledFault, ctx: FaultContext): Promise<FaultRecord> {
+  const startedAtMs = ctx.clock();
+  let detail: string;
+  try {
+    detail = await act(f, ctx);
+  } catch (e) {
+    detail = `failed: ${(e as Error).message.split('\n')[0]}`;
+  }
+  return { ...f, startedAtMs, endedAtMs: ctx.clock(), detail };
+}
+
+async function act(f: ScheduledFault, ctx: FaultContext): Promise<string> {
+  switch (f.kind) {
+    case 'kill-authorizer':
+    case 'kill-relay':
+    case 'kill-dispatcher': {
+      const name = f.target ?? TARGET[f.kind]!;
+      return (await ctx.supervisor.killAndRestart(name, f.pauseMs)) ? `kill -9 ${name}, restarted` : `${name} was not running; nothing killed`;
+    }
+    case 'restart-broker':
+      await ctx.broker.stop();
+      await sleep(f.pauseMs);
+      await ctx.broker.start();
+      return 'broker stopped and started';
+    case 'restart-postgres':
+      await ctx.postgres.restart();
+      return 'pg_ctlcluster restart';
+    case 'terminate-connections':
+      return `${await ctx.postgres.terminateBackends(ctx.database)} backend(s) terminated`;
+    case 'duplicate-decisions':
+      return `${await ctx.load.duplicate(f.count ?? 1, ctx.rng)} decision(s) sent again`;
+    case 'duplicate-intents':
+      return `${await ctx.tap.replay(f.count ?? 1, ctx.rng)} intent message(s) published again`;
+  }
+}
+
+/** Runs the schedule in order, one fault at a time, each no earlier than its planned moment. */
+export async function runSchedule(schedule: ScheduledFault[], ctx: FaultContext, say: (l: string) => void, aborted: () => boolean): Promise<FaultRecord[]> {
+  const done: FaultRecord[] = [];
+  for (const f of schedule) {
+    while (ctx.clock() < f.atMs && !aborted()) await sleep(50);
+    if (aborted()) break;
+    say(`fault ${f.kind}${f.target ? ` (${f.target})` : ''} ...`);
+    const r = await runFault(f, ctx);
+    say(`fault ${f.kind}: ${r.detail} (${((r.endedAtMs - r.startedAtMs) / 1000).toFixed(1)} s)`);
+    done.push(r);
+  }
+  return done;
+}

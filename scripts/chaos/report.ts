@@ -1,0 +1,124 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { FaultRecord } from './faults';
+import { ROOT } from './infra';
+import type { DuplicateKey, UnknownEffect } from './measure';
+import type { ExitRecord } from './processes';
+import type { ChaosRun, Parts, SettleResult } from './run';
+import { formatTable, verdict, violations, type ChaosCounts, type Check } from './verdict';
+
+export interface Findings {
+  counts: ChaosCounts;
+  unknown: UnknownEffect[];
+  duplicateKeys: DuplicateKey[];
+  auditIncomplete: string[];
+  capabilitiesRunTwice: number;
+  bodiesStarted: number;
+  finalsByOutcome: Record<string, number>;
+}
+
+/** Everything the verdict needs, read after quiescence (or after the bound ran out). */
+export async function collect(p: Parts): Promise<Findings> {
+  const sent = [...p.load.sentIds];
+  const m = p.measure;
+  const progress = await m.progress(sent);
+  const exec = await m.maxExecutionsPerCapability();
+  const perKey = await m.effectsPerKey();
+  const unknown = await m.unknownEffects();
+  const auditIncomplete = await m.auditIncompleteRuns();
+  const counts: ChaosCounts = {
+    sent: sent.length,
+    finalEntries: progress.finals,
+    decisionsWithSeveralFinals: await m.severalFinals(sent),
+    maxExecutionsPerCapability: exec.max,
+    maxEffectsPerKey: perKey.max,
+    keysWithSeveralEffects: perKey.duplicates.length,
+    unknownEffects: unknown.length,
+    unknownWithoutMarker: unknown.filter((u) => !u.marked).length,
+    effectsStillStarted: progress.started,
+    auditIncompleteRuns: auditIncomplete.length,
+    dlqRecords: await m.dlqRecords(),
+    unexpectedExits: p.supervisor.exits.filter((e) => !e.caused).length,
+  };
+  return {
+    counts,
+    unknown,
+    duplicateKeys: perKey.duplicates,
+    auditIncomplete,
+    capabilitiesRunTwice: exec.capabilitiesRunTwice,
+    bodiesStarted: exec.bodies,
+    finalsByOutcome: await m.finalsByOutcome(sent),
+  };
+}
+
+/** Unknown effects per dispatcher process, named by how that process ended. */
+export function unknownByProcess(unknown: UnknownEffect[], exits: ExitRecord[]): Record<string, { marked: number; unmarked: number; acted: number }> {
+  const host = hostname();
+  const out: Record<string, { marked: number; unmarked: number; acted: number }> = {};
+  for (const u of unknown) {
+    const pid = Number(u.dispatcherId.startsWith(`${host}-`) ? u.dispatcherId.slice(host.length + 1) : NaN);
+    const exit = exits.find((e) => e.pid === pid);
+    const how = !exit ? 'still running' : exit.caused && exit.signal === 'SIGKILL' ? 'killed -9 by the suite' : exit.caused ? 'stopped by the suite' : `exited by itself (code ${exit.code}, signal ${exit.signal})`;
+    const key = `${exit?.name ?? 'dispatcher'} pid ${pid}: ${how}`;
+    const row = (out[key] ??= { marked: 0, unmarked: 0, acted: 0 });
+    if (u.marked) row.marked++;
+    else row.unmarked++;
+    if (u.acted) row.acted++;
+  }
+  return out;
+}
+
+export function printAndSave(run: ChaosRun, p: Parts, faults: FaultRecord[], settle: SettleResult, f: Findings): { file: string; checks: Check[] } {
+  const checks = verdict(f.counts);
+  const exits = p.supervisor.exits;
+  const byProcess = unknownByProcess(f.unknown, exits);
+  const result = {
+    seed: run.opts.seed,
+    stamp: run.stamp,
+    options: run.opts,
+    faults,
+    load: p.load.stats,
+    approver: { approved: p.approver.approved, errors: p.approver.errors },
+    intentsSeenByTap: p.tap.seen,
+    settle,
+    counts: f.counts,
+    checks,
+    violations: violations(checks).map((c) => c.name),
+    unknownByProcess: byProcess,
+    unknownEffects: f.unknown.slice(0, 200),
+    duplicateKeys: f.duplicateKeys.slice(0, 200),
+    capabilitiesRunTwice: f.capabilitiesRunTwice,
+    bodiesStarted: f.bodiesStarted,
+    auditIncompleteRuns: f.auditIncomplete,
+    finalsByOutcome: f.finalsByOutcome,
+    exits,
+  };
+  const dir = join(ROOT, 'chaos', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${run.stamp}.json`);
+  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  printSummary(run, faults, settle, f, byProcess, exits, checks);
+  return { file, checks };
+}
+
+function printSummary(
+  run: ChaosRun,
+  faults: FaultRecord[],
+  settle: SettleResult,
+  f: Findings,
+  byProcess: ReturnType<typeof unknownByProcess>,
+  exits: ExitRecord[],
+  checks: Check[],
+): void {
+  const out = (s = '') => console.log(s);
+  out(`\n=== chaos seed ${run.opts.seed}, ${run.opts.seconds} s at ${run.opts.rate}/s, settled: ${settle.quiescent ? 'yes' : 'NO'} after ${(settle.waitedMs / 1000).toFixed(0)} s`);
+  for (const r of faults) out(`  t+${(r.startedAtMs / 1000).toFixed(1).padStart(5)} s  ${`${r.kind}${r.target ? ` (${r.target})` : ''}`.padEnd(32)} ${r.detail}`);
+  out(`finals by outcome: ${JSON.stringify(f.finalsByOutcome)}`);
+  for (const [k, v] of Object.entries(byProcess)) out(`unknown effects of ${k}: ${v.marked} with marker, ${v.unmarked} without (never started), ${v.acted} acted`);
+  const dupTools = f.duplicateKeys.reduce<Record<string, number>>((a, d) => ((a[d.tool] = (a[d.tool] ?? 0) + 1), a), {});
+  if (f.duplicateKeys.length) out(`idempotency keys with several effects, by tool: ${JSON.stringify(dupTools)}`);
+  for (const e of exits.filter((x) => !x.caused)) out(`unexpected exit: ${e.name} pid ${e.pid} code ${e.code} signal ${e.signal} at ${(e.atMs / 1000).toFixed(1)} s`);
+  out();
+  out(formatTable(checks));
+}

@@ -63,16 +63,18 @@ async function act(f: ScheduledFault, ctx: FaultContext): Promise<string> {
   }
 }
 
-/** Runs the schedule in order, one fault at a time, each no earlier than its planned moment. */
-export async function runSchedule(schedule: ScheduledFault[], ctx: FaultContext, say: (l: string) => void, aborted: () => boolean): Promise<FaultRecord[]> {
-  const done: FaultRecord[] = [];
-  for (const f of schedule) {
-    while (ctx.clock() < f.atMs && !aborted()) await sleep(50);
-    if (aborted()) break;
-    say(`fault ${f.kind}${f.target ? ` (${f.target})` : ''} ...`);
-    const r = await runFault(f, ctx);
-    say(`fault ${f.kind}: ${r.detail} (${((r.endedAtMs - r.startedAtMs) / 1000).toFixed(1)} s)`);
-    done.push(r);
-  }
-  return done;
+/**
+ * Fires every fault at its planned moment, each on its own (a kill's restart or the broker's
+ * pause does not delay the next fault); resolves when all of them, restarts included, are done.
+ */
+export async function runSchedule(schedule: ScheduledFault[], ctx: FaultContext, say: (l: string) => void): Promise<FaultRecord[]> {
+  return Promise.all(
+    schedule.map(async (f) => {
+      await sleep(Math.max(0, f.atMs - ctx.clock()));
+      say(`fault ${f.kind}${f.target ? ` (${f.target})` : ''} ...`);
+      const r = await runFault(f, ctx);
+      say(`fault ${f.kind}: ${r.detail} (${((r.endedAtMs - r.startedAtMs) / 1000).toFixed(1)} s)`);
+      return r;
+    }),
+  );
 }

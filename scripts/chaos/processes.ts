@@ -20,6 +20,16 @@ export interface ExitRecord {
   atMs: number;
   /** True when the suite caused it (its kill -9 or its final stop). */
   caused: boolean;
+  /** For an exit the suite did not cause: the process's last fatal log line or error. */
+  reason?: string;
+}
+
+/** The last line that says why a process died: a pino fatal/error line or an uncaught error. */
+export function lastFatalLine(lines: readonly string[]): string | undefined {
+  const fatal = [...lines].reverse().find((l) => /"level":(50|60)/.test(l) || /^\w*Error\b/.test(l));
+  if (!fatal) return undefined;
+  const msg = /"msg":"((?:[^"\\]|\\.)*)"/.exec(fatal);
+  return (msg ? msg[1] : fatal).slice(0, 300);
 }
 
 const mainOf = (app: AppKind) => join(ROOT, 'dist', 'apps', app, 'src', 'main.js');
@@ -35,6 +45,7 @@ export class Supervisor {
   readonly exits: ExitRecord[] = [];
   private readonly children = new Map<string, ChildProcess>();
   private readonly caused = new WeakSet<ChildProcess>();
+  private readonly tails = new WeakMap<ChildProcess, string>();
   private stopping = false;
 
   constructor(
@@ -60,6 +71,10 @@ export class Supervisor {
     const child = spawn(process.execPath, [mainOf(spec.app)], { env: { ...spec.env, HTTP_PORT: String(spec.port) }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.pipe(log);
     child.stderr!.pipe(log);
+    this.tails.set(child, '');
+    const keep = (chunk: Buffer) => this.tails.set(child, (this.tails.get(child)! + chunk.toString('utf8')).slice(-16_384));
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
     this.children.set(name, child);
     child.once('exit', (code, signal) => this.onExit(name, child, code, signal));
     const deadline = Date.now() + 60_000;
@@ -80,9 +95,10 @@ export class Supervisor {
 
   private onExit(name: string, child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
     const caused = this.caused.has(child);
-    this.exits.push({ name, pid: child.pid ?? -1, code, signal, atMs: this.clock(), caused });
+    const reason = caused ? undefined : lastFatalLine((this.tails.get(child) ?? '').split('\n'));
+    this.exits.push({ name, pid: child.pid ?? -1, code, signal, atMs: this.clock(), caused, ...(reason ? { reason } : {}) });
     if (caused || this.stopping) return;
-    this.say(`UNEXPECTED EXIT of ${name} (pid ${child.pid}, code ${code}, signal ${signal}); starting it again in 2 s`);
+    this.say(`UNEXPECTED EXIT of ${name} (pid ${child.pid}, code ${code}, signal ${signal}): ${reason ?? '?'}; starting it again in 2 s`);
     void sleep(2000).then(() => {
       if (!this.stopping && this.children.get(name) === child) return this.start(name);
     });

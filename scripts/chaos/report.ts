@@ -69,6 +69,12 @@ export function unknownByProcess(unknown: UnknownEffect[], exits: ExitRecord[]):
   return out;
 }
 
+function groupBy<T>(items: T[], key: (t: T) => string): Record<string, T[]> {
+  const out: Record<string, T[]> = {};
+  for (const i of items) (out[key(i)] ??= []).push(i);
+  return out;
+}
+
 export function printAndSave(run: ChaosRun, p: Parts, faults: FaultRecord[], settle: SettleResult, f: Findings): { file: string; checks: Check[] } {
   const checks = verdict(f.counts);
   const exits = p.supervisor.exits;
@@ -113,12 +119,14 @@ function printSummary(
 ): void {
   const out = (s = '') => console.log(s);
   out(`\n=== chaos seed ${run.opts.seed}, ${run.opts.seconds} s at ${run.opts.rate}/s, settled: ${settle.quiescent ? 'yes' : 'NO'} after ${(settle.waitedMs / 1000).toFixed(0)} s`);
-  for (const r of faults) out(`  t+${(r.startedAtMs / 1000).toFixed(1).padStart(5)} s  ${`${r.kind}${r.target ? ` (${r.target})` : ''}`.padEnd(32)} ${r.detail}`);
+  for (const r of faults) out(`  planned t+${(r.atMs / 1000).toFixed(1).padStart(5)} s, done t+${(r.startedAtMs / 1000).toFixed(1).padStart(5)} s  ${`${r.kind}${r.target ? ` (${r.target})` : ''}`.padEnd(32)} ${r.detail}`);
   out(`finals by outcome: ${JSON.stringify(f.finalsByOutcome)}`);
   for (const [k, v] of Object.entries(byProcess)) out(`unknown effects of ${k}: ${v.marked} with marker, ${v.unmarked} without (never started), ${v.acted} acted`);
-  const dupTools = f.duplicateKeys.reduce<Record<string, number>>((a, d) => ((a[d.tool] = (a[d.tool] ?? 0) + 1), a), {});
-  if (f.duplicateKeys.length) out(`idempotency keys with several effects, by tool: ${JSON.stringify(dupTools)}`);
-  for (const e of exits.filter((x) => !x.caused)) out(`unexpected exit: ${e.name} pid ${e.pid} code ${e.code} signal ${e.signal} at ${(e.atMs / 1000).toFixed(1)} s`);
+  for (const [tool, keys] of Object.entries(groupBy(f.duplicateKeys, (d) => d.tool))) {
+    const sameCap = keys.filter((d) => d.capabilities < d.effects).length;
+    out(`${tool}: ${keys.length} idempotency key(s) with several effects (${keys.length - sameCap} from distinct capabilities, ${sameCap} from one capability run twice)`);
+  }
+  for (const e of exits.filter((x) => !x.caused)) out(`unexpected exit: ${e.name} pid ${e.pid} code ${e.code} signal ${e.signal} at ${(e.atMs / 1000).toFixed(1)} s: ${e.reason ?? '?'}`);
   out();
   out(formatTable(checks));
 }

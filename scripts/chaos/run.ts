@@ -78,11 +78,9 @@ export class ChaosRun {
     const ctx = { ...p, database: databaseNameOf(this.env), rng: mulberry32((this.opts.seed * 31 + 7) >>> 0), clock: sinceLoad };
     p.load.start();
     const progress = setInterval(() => void this.progressLine(p, 'load'), 5000);
-    let over = false;
-    const faults = runSchedule(schedule, ctx, this.say, () => over);
+    const faults = runSchedule(schedule, ctx, this.say);
     await sleep(this.opts.seconds * 1000);
     p.load.stop();
-    over = true;
     this.say(`load stopped: ${p.load.stats.generated} decisions generated`);
     const records = await faults;
     if (!(await p.load.drain(60_000))) this.say('WARNING: some generated decisions could not be sent');

@@ -1,0 +1,20 @@
+import { lastFatalLine } from './processes';
+
+describe('lastFatalLine', () => {
+  it('takes the message of the last fatal or error log line', () => {
+    const lines = [
+      '{"level":30,"msg":"ready"}',
+      '{"level":60,"time":"t","msg":"consumer cannot make progress, exiting: The coordinator is not aware of this member"}',
+      '{"level":30,"msg":"bye"}',
+    ];
+    expect(lastFatalLine(lines)).toBe('consumer cannot make progress, exiting: The coordinator is not aware of this member');
+  });
+
+  it('takes an uncaught error line when there is no log line', () => {
+    expect(lastFatalLine(['node:events:502', '      throw er; // Unhandled', 'Error: read ECONNRESET', '    at TCP.onStreamRead'])).toBe('Error: read ECONNRESET');
+  });
+
+  it('has nothing to say about a clean log', () => {
+    expect(lastFatalLine(['{"level":30,"msg":"ready"}'])).toBeUndefined();
+  });
+});

@@ -1,10 +1,12 @@
 // The seeded chaos suite (ADR 0019): `npm run chaos -- --seed S --seconds N [--no-pg-restart] [--ci]`.
 // Runs the compiled apps (npm run build first) against the suite's own broker and database.
-import { buildSchedule, describeFault } from './schedule';
-import { collect, printAndSave } from './report';
-import { loadChaosEnv } from './infra';
+import { join } from 'node:path';
+import { DATA, loadChaosEnv } from './infra';
 import { parseOptions, USAGE, type ChaosOptions } from './options';
+import { divertKafkajsLogs } from './quiet-kafkajs';
+import { collect, printAndSave } from './report';
 import { ChaosRun } from './run';
+import { buildSchedule, describeFault } from './schedule';
 
 async function main(): Promise<number> {
   let opts: ChaosOptions;
@@ -15,6 +17,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+  divertKafkajsLogs(join(DATA, 'chaos', 'logs', stamp, 'suite-kafkajs.log'));
   const run = new ChaosRun(opts, loadChaosEnv(), stamp);
   const schedule = buildSchedule(opts.seed, { seconds: opts.seconds, pgRestart: opts.pgRestart });
   console.log(`[chaos] seed ${opts.seed}: ${opts.seconds} s at ${opts.rate} decisions/s${opts.pgRestart ? '' : ', no PostgreSQL restart'}; schedule (from the start of the load):`);

@@ -14,6 +14,11 @@ describe('lastFatalLine', () => {
     expect(lastFatalLine(['node:events:502', '      throw er; // Unhandled', 'Error: read ECONNRESET', '    at TCP.onStreamRead'])).toBe('Error: read ECONNRESET');
   });
 
+  it('names the emitter of an unhandled error event', () => {
+    const lines = ['node:events:502', "error: terminating connection due to administrator command", '    at parseErrorMessage (x)', "Emitted 'error' event on ToolDatabase instance at:", '    at y'];
+    expect(lastFatalLine(lines)).toBe("error: terminating connection due to administrator command (Emitted 'error' event on ToolDatabase instance)");
+  });
+
   it('has nothing to say about a clean log', () => {
     expect(lastFatalLine(['{"level":30,"msg":"ready"}'])).toBeUndefined();
   });

@@ -24,12 +24,23 @@ export interface ExitRecord {
   reason?: string;
 }
 
-/** The last line that says why a process died: a pino fatal/error line or an uncaught error. */
+/**
+ * The last line that says why a process died: a pino fatal/error line, or an uncaught error
+ * (with the "Emitted 'error' event on X" line that names the emitter, when node printed one).
+ */
 export function lastFatalLine(lines: readonly string[]): string | undefined {
-  const fatal = [...lines].reverse().find((l) => /"level":(50|60)/.test(l) || /^\w*Error\b/.test(l));
-  if (!fatal) return undefined;
-  const msg = /"msg":"((?:[^"\\]|\\.)*)"/.exec(fatal);
-  return (msg ? msg[1] : fatal).slice(0, 300);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const l = lines[i];
+    if (/"level":(50|60)/.test(l)) {
+      const msg = /"msg":"((?:[^"\\]|\\.)*)"/.exec(l);
+      return (msg ? msg[1] : l).slice(0, 300);
+    }
+    if (/^(\w*Error|error)\b:/.test(l)) {
+      const emitter = lines.slice(i).find((x) => x.startsWith("Emitted 'error' event on"));
+      return (emitter ? `${l} (${emitter.replace(/ at:$/, '')})` : l).slice(0, 300);
+    }
+  }
+  return undefined;
 }
 
 const mainOf = (app: AppKind) => join(ROOT, 'dist', 'apps', app, 'src', 'main.js');

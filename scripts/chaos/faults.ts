@@ -52,7 +52,11 @@ async function act(f: ScheduledFault, ctx: FaultContext): Promise<string> {
       await ctx.broker.start();
       return 'broker stopped and started';
     case 'restart-postgres':
-      await ctx.postgres.restart();
+      try {
+        await ctx.postgres.restart();
+      } finally {
+        await ctx.postgres.ensureStarted();
+      }
       return 'pg_ctlcluster restart';
     case 'terminate-connections':
       return `${await ctx.postgres.terminateBackends(ctx.database)} backend(s) terminated`;

@@ -22,6 +22,12 @@ async function main(): Promise<number> {
   const schedule = buildSchedule(opts.seed, { seconds: opts.seconds, pgRestart: opts.pgRestart });
   console.log(`[chaos] seed ${opts.seed}: ${opts.seconds} s at ${opts.rate} decisions/s${opts.pgRestart ? '' : ', no PostgreSQL restart'}; schedule (from the start of the load):`);
   for (const f of schedule) console.log(`  ${describeFault(f)}`);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      console.log(`[chaos] ${signal}: stopping what the suite started`);
+      void run.teardown().finally(() => process.exit(130));
+    });
+  }
   try {
     const parts = await run.setup();
     const faults = await run.loadPhase(parts, schedule);

@@ -121,8 +121,14 @@ export class ChaosRun {
     return { quiescent: false, waitedMs: Date.now() - start, last };
   }
 
-  /** Stops what setup started, in reverse, whatever state it is in. */
-  async teardown(): Promise<void> {
+  private tornDown?: Promise<void>;
+
+  /** Stops what setup started, in reverse, whatever state it is in; once, however often called. */
+  teardown(): Promise<void> {
+    return (this.tornDown ??= this.stopEverything());
+  }
+
+  private async stopEverything(): Promise<void> {
     const p = this.started;
     const quietly = async (what: string, f?: () => Promise<unknown>) => {
       try {

@@ -83,6 +83,7 @@ export function printAndSave(run: ChaosRun, p: Parts, faults: FaultRecord[], set
     seed: run.opts.seed,
     stamp: run.stamp,
     options: run.opts,
+    schedule: faults.map(({ atMs, kind, target, pauseMs, count }) => ({ atMs, kind, target, pauseMs, count })),
     faults,
     load: p.load.stats,
     approver: { approved: p.approver.approved, errors: p.approver.errors },
@@ -98,6 +99,7 @@ export function printAndSave(run: ChaosRun, p: Parts, faults: FaultRecord[], set
     bodiesStarted: f.bodiesStarted,
     auditIncompleteRuns: f.auditIncomplete,
     finalsByOutcome: f.finalsByOutcome,
+    loadStartedAtMs: run.loadStartedAt,
     exits,
   };
   const dir = join(ROOT, 'chaos', 'results');
@@ -126,7 +128,8 @@ function printSummary(
     const sameCap = keys.filter((d) => d.capabilities < d.effects).length;
     out(`${tool}: ${keys.length} idempotency key(s) with several effects (${keys.length - sameCap} from distinct capabilities, ${sameCap} from one capability run twice)`);
   }
-  for (const e of exits.filter((x) => !x.caused)) out(`unexpected exit: ${e.name} pid ${e.pid} code ${e.code} signal ${e.signal} at ${(e.atMs / 1000).toFixed(1)} s: ${e.reason ?? '?'}`);
+  const since = (ms: number) => `t+${((ms - run.loadStartedAt) / 1000).toFixed(1)} s`;
+  for (const e of exits.filter((x) => !x.caused)) out(`unexpected exit at ${since(e.atMs)}: ${e.name} pid ${e.pid} code ${e.code} signal ${e.signal}: ${e.reason ?? '?'}`);
   out();
   out(formatTable(checks));
 }

@@ -38,7 +38,8 @@ export interface SettleResult {
 export class ChaosRun {
   readonly t0 = Date.now();
   readonly clock = () => Date.now() - this.t0;
-  private loadStartedAt = 0;
+  /** Suite clock (ms since start) when the load began: fault times count from here. */
+  loadStartedAt = 0;
   private started: Partial<Parts> = {};
 
   constructor(readonly opts: ChaosOptions, readonly env: ChaosEnv, readonly stamp: string) {}

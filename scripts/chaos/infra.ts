@@ -114,3 +114,19 @@ export class Postgres {
     }
   }
 }
+
+/** `npm run cli -- verify` on the suite's database: the hash chain and bijections (reported, not a check). */
+export async function verifyJournal(env: ChaosEnv, databaseUrl: string): Promise<{ exitCode: number; output: string }> {
+  try {
+    const { stdout } = await run(process.execPath, [join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js'), 'verify'], {
+      env: { PATH: env.PATH, DATABASE_URL: databaseUrl },
+      timeout: 120_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return { exitCode: 0, output: stdout.trim().split('\n').slice(-6).join('\n') };
+  } catch (e) {
+    const err = e as { code?: number; stdout?: string; stderr?: string; message: string };
+    const text = `${err.stdout ?? ''}${err.stderr ?? ''}` || err.message;
+    return { exitCode: typeof err.code === 'number' ? err.code : -1, output: text.trim().split('\n').slice(0, 8).join('\n') };
+  }
+}

@@ -24,7 +24,7 @@ export class DecisionLoad {
   private readonly mix: DecisionMix;
   private timer?: NodeJS.Timeout;
   private sending = false;
-  private credit = 0;
+  private startedAt = 0;
 
   constructor(
     private readonly client: DecisionClient,
@@ -37,6 +37,7 @@ export class DecisionLoad {
   }
 
   start(): void {
+    this.startedAt = Date.now();
     this.timer = setInterval(() => this.tick(), 100);
   }
 
@@ -44,10 +45,10 @@ export class DecisionLoad {
     clearInterval(this.timer);
   }
 
+  /** Catches up with the clock, so a late timer (a busy machine) does not lower the rate. */
   private tick(): void {
-    this.credit += this.rate / 10;
-    while (this.credit >= 1) {
-      this.credit -= 1;
+    const due = Math.floor((this.rate * (Date.now() - this.startedAt)) / 1000);
+    while (this.stats.generated < due) {
       const mixed = this.mix.next();
       if (mixed.repeat) this.stats.repeats++;
       this.queue.push(toDecision(this.tag, this.stats.generated++, mixed, this.identity));

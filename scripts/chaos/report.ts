@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { FaultRecord } from './faults';
-import { ROOT } from './infra';
+import { ROOT, verifyJournal, type ChaosEnv } from './infra';
 import type { DuplicateKey, UnknownEffect } from './measure';
 import type { ExitRecord } from './processes';
 import type { ChaosRun, Parts, SettleResult } from './run';
@@ -16,10 +16,11 @@ export interface Findings {
   capabilitiesRunTwice: number;
   bodiesStarted: number;
   finalsByOutcome: Record<string, number>;
+  journalVerify: { exitCode: number; output: string };
 }
 
 /** Everything the verdict needs, read after quiescence (or after the bound ran out). */
-export async function collect(p: Parts): Promise<Findings> {
+export async function collect(p: Parts, env: ChaosEnv): Promise<Findings> {
   const sent = [...p.load.sentIds];
   const m = p.measure;
   const progress = await m.progress(sent);
@@ -49,6 +50,7 @@ export async function collect(p: Parts): Promise<Findings> {
     capabilitiesRunTwice: exec.capabilitiesRunTwice,
     bodiesStarted: exec.bodies,
     finalsByOutcome: await m.finalsByOutcome(sent),
+    journalVerify: await verifyJournal(env, p.databaseUrl),
   };
 }
 
@@ -99,6 +101,7 @@ export function printAndSave(run: ChaosRun, p: Parts, faults: FaultRecord[], set
     bodiesStarted: f.bodiesStarted,
     auditIncompleteRuns: f.auditIncomplete,
     finalsByOutcome: f.finalsByOutcome,
+    journalVerify: f.journalVerify,
     loadStartedAtMs: run.loadStartedAt,
     exits,
   };
@@ -123,6 +126,7 @@ function printSummary(
   out(`\n=== chaos seed ${run.opts.seed}, ${run.opts.seconds} s at ${run.opts.rate}/s, settled: ${settle.quiescent ? 'yes' : 'NO'} after ${(settle.waitedMs / 1000).toFixed(0)} s`);
   for (const r of faults) out(`  planned t+${(r.atMs / 1000).toFixed(1).padStart(5)} s, done t+${(r.startedAtMs / 1000).toFixed(1).padStart(5)} s  ${`${r.kind}${r.target ? ` (${r.target})` : ''}`.padEnd(32)} ${r.detail}`);
   out(`finals by outcome: ${JSON.stringify(f.finalsByOutcome)}`);
+  out(`journal verify (cli, reported, not a check): exit ${f.journalVerify.exitCode}: ${f.journalVerify.output.split('\n').slice(0, 3).join(' | ')}`);
   for (const [k, v] of Object.entries(byProcess)) out(`unknown effects of ${k}: ${v.marked} with marker, ${v.unmarked} without (never started), ${v.acted} acted`);
   for (const [tool, keys] of Object.entries(groupBy(f.duplicateKeys, (d) => d.tool))) {
     const sameCap = keys.filter((d) => d.capabilities < d.effects).length;

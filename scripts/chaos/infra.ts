@@ -38,7 +38,7 @@ export class Broker {
     return `127.0.0.1:${this.env.KAFKA_PORT}`;
   }
 
-  private async kafkaSh(cmd: 'start' | 'stop'): Promise<void> {
+  private async kafkaSh(cmd: 'start' | 'stop' | 'status'): Promise<void> {
     const { PATH, HOME, JAVA_HOME } = this.env;
     await run('bash', [join(ROOT, 'scripts', 'kafka.sh'), cmd], {
       env: {
@@ -55,6 +55,16 @@ export class Broker {
 
   start = () => this.kafkaSh('start');
   stop = () => this.kafkaSh('stop');
+
+  /** The broker is not the suite's child: whether it is still up is asked at the end. */
+  async isRunning(): Promise<boolean> {
+    try {
+      await this.kafkaSh('status');
+      return true;
+    } catch {
+      return false;
+    }
+  }
 }
 
 /** A fresh database (dropped, recreated, migrated) and a fresh topic prefix with its topics. */

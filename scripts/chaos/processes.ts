@@ -115,6 +115,11 @@ export class Supervisor {
     });
   }
 
+  /** An exit seen from outside (the broker is not a child): recorded as not caused by the suite. */
+  recordExternal(name: string, reason: string): void {
+    this.exits.push({ name, pid: -1, code: null, signal: null, atMs: this.clock(), caused: false, reason });
+  }
+
   /** kill -9, then (after the pause) the same app again. Returns false if it was not running. */
   async killAndRestart(name: string, pauseMs: number): Promise<boolean> {
     const child = this.children.get(name);

@@ -21,6 +21,7 @@ export interface Findings {
 
 /** Everything the verdict needs, read after quiescence (or after the bound ran out). */
 export async function collect(p: Parts, env: ChaosEnv): Promise<Findings> {
+  if (!(await p.broker.isRunning())) p.supervisor.recordExternal('broker', 'not running after the load (the suite had started it again)');
   const sent = [...p.load.sentIds];
   const m = p.measure;
   const progress = await m.progress(sent);

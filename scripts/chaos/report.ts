@@ -104,7 +104,7 @@ export function printAndSave(run: ChaosRun, p: Parts, faults: FaultRecord[], set
     finalsByOutcome: f.finalsByOutcome,
     journalVerify: f.journalVerify,
     loadStartedAtMs: run.loadStartedAt,
-    exits,
+    exits: exits.map((e) => ({ ...e, sinceLoadMs: e.atMs - run.loadStartedAt })),
   };
   const dir = join(ROOT, 'chaos', 'results');
   mkdirSync(dir, { recursive: true });

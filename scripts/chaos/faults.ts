@@ -1,6 +1,8 @@
+import { hostname } from 'node:os';
 import type { Broker, Postgres } from './infra';
 import type { DecisionLoad } from './load';
 import type { IntentTap } from './intent-tap';
+import type { Measure } from './measure';
 import type { Supervisor } from './processes';
 import type { ScheduledFault } from './schedule';
 
@@ -10,6 +12,7 @@ export interface FaultContext {
   postgres: Postgres;
   load: DecisionLoad;
   tap: IntentTap;
+  measure: Measure;
   database: string;
   /** Seeded: which messages a duplicate fault picks. */
   rng: () => number;
@@ -44,7 +47,14 @@ async function act(f: ScheduledFault, ctx: FaultContext): Promise<string> {
     case 'kill-relay':
     case 'kill-dispatcher': {
       const name = f.target ?? TARGET[f.kind]!;
-      return (await ctx.supervisor.killAndRestart(name, f.pauseMs)) ? `kill -9 ${name}, restarted` : `${name} was not running; nothing killed`;
+      let inFlight = '';
+      // A dispatcher's id is host-pid (its config's default): what it had started and not finished.
+      const afterKill = async (pid: number) => {
+        const r = await ctx.measure.inFlight(`${hostname()}-${pid}`);
+        inFlight = `, ${r.started} effect(s) in flight (${r.marked} body started, ${r.started - r.marked} not)`;
+      };
+      const killed = await ctx.supervisor.killAndRestart(name, f.pauseMs, f.kind === 'kill-dispatcher' ? afterKill : undefined);
+      return killed ? `kill -9 ${name}${inFlight}, restarted` : `${name} was not running; nothing killed`;
     }
     case 'restart-broker':
       await ctx.broker.stop();

@@ -96,6 +96,17 @@ export class Measure {
     return rows.map((r) => ({ capabilityId: r.capability_id, decisionId: r.decision_id, tool: r.tool, dispatcherId: r.dispatcher_id, marked: r.marked, acted: r.acted }));
   }
 
+  /** Effects a dispatcher process had started and not finished: its bodies in flight. */
+  async inFlight(dispatcherId: string): Promise<{ started: number; marked: number }> {
+    const [r] = await this.q<{ started: number; marked: number }>(
+      `SELECT count(*)::int AS started,
+              count(*) FILTER (WHERE EXISTS (SELECT 1 FROM tool_body_starts m WHERE m.capability_id = e.capability_id))::int AS marked
+       FROM effects e WHERE e.dispatcher_id = $1 AND e.state = 'effect_started'`,
+      [dispatcherId],
+    );
+    return r;
+  }
+
   async auditIncompleteRuns(): Promise<string[]> {
     return (await this.q<{ run_id: string }>('SELECT run_id FROM runs WHERE audit_incomplete ORDER BY run_id')).map((r) => r.run_id);
   }

@@ -120,14 +120,18 @@ export class Supervisor {
     this.exits.push({ name, pid: -1, code: null, signal: null, atMs: this.clock(), caused: false, reason });
   }
 
-  /** kill -9, then (after the pause) the same app again. Returns false if it was not running. */
-  async killAndRestart(name: string, pauseMs: number): Promise<boolean> {
+  /**
+   * kill -9, then `afterKill` (what was in flight, while nothing can change it), then after the
+   * pause the same app again. Returns false if it was not running.
+   */
+  async killAndRestart(name: string, pauseMs: number, afterKill?: (pid: number) => Promise<void>): Promise<boolean> {
     const child = this.children.get(name);
     if (!alive(child)) return false;
     this.caused.add(child);
     const gone = new Promise((r) => child.once('exit', r));
     child.kill('SIGKILL');
     await gone;
+    await afterKill?.(child.pid ?? -1).catch(() => undefined);
     await sleep(pauseMs);
     if (!this.stopping && !(await this.start(name))) this.say(`${name} did not become ready after its restart`);
     return true;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ToolDatabase } from './tool-database';
-import type { Reconciliation, ToolBody, ToolInvocation } from './tool-body';
+import { markBodyStart, type Reconciliation, type ToolBody, type ToolInvocation } from './tool-body';
 
 /**
  * Demo tool for retries: counts its calls per idempotency key and fails the first `failTimes`
@@ -13,6 +13,7 @@ export class FlakyRecordTool implements ToolBody {
   constructor(private readonly db: ToolDatabase) {}
 
   async execute({ payload, idempotencyKey, capabilityId }: ToolInvocation): Promise<{ effectId: string; calls: number }> {
+    await markBodyStart(this.db, this.name, capabilityId);
     const { rows } = await this.db.query<{ attempts: number }>(
       `INSERT INTO flaky_attempts (idempotency_key, attempts) VALUES ($1, 1)
        ON CONFLICT (idempotency_key) DO UPDATE SET attempts = flaky_attempts.attempts + 1 RETURNING attempts`,

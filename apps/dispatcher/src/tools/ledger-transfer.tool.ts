@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ToolDatabase } from './tool-database';
-import type { Reconciliation, ToolBody, ToolInvocation } from './tool-body';
+import { markBodyStart, type Reconciliation, type ToolBody, type ToolInvocation } from './tool-body';
 
 /**
  * Demo tool: an irreversible transfer that honours the idempotency key, so one logical action
@@ -13,6 +13,7 @@ export class LedgerTransferTool implements ToolBody {
   constructor(private readonly db: ToolDatabase) {}
 
   async execute({ payload, effectContext, idempotencyKey, capabilityId }: ToolInvocation): Promise<{ transferId: string; deduplicated: boolean }> {
+    await markBodyStart(this.db, this.name, capabilityId);
     const inserted = await this.db.query<{ id: string }>(
       `INSERT INTO ledger_transfers (idempotency_key, capability_id, tenant, from_account, to_account, amount_minor, currency)
        VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id::text`,

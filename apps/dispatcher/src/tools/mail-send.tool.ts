@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ToolDatabase } from './tool-database';
-import type { ToolBody, ToolInvocation } from './tool-body';
+import { markBodyStart, type ToolBody, type ToolInvocation } from './tool-body';
 
 /** Demo tool: "delivers" to the mail_sink table, as a relay would deliver to an inbox. */
 @Injectable()
@@ -10,6 +10,7 @@ export class MailSendTool implements ToolBody {
   constructor(private readonly db: ToolDatabase) {}
 
   async execute({ payload, effectContext, idempotencyKey, capabilityId }: ToolInvocation): Promise<{ messageId: string }> {
+    await markBodyStart(this.db, this.name, capabilityId);
     const { rows } = await this.db.query<{ id: string }>(
       `INSERT INTO mail_sink (capability_id, idempotency_key, tenant, recipient, subject, body)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING id::text`,

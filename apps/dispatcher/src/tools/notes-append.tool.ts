@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ToolDatabase } from './tool-database';
-import type { ToolBody, ToolInvocation } from './tool-body';
+import { markBodyStart, type ToolBody, type ToolInvocation } from './tool-body';
 
 /** Demo tool: its effect is one row in `notes`, written on the tool's own connection. */
 @Injectable()
@@ -10,6 +10,7 @@ export class NotesAppendTool implements ToolBody {
   constructor(private readonly db: ToolDatabase) {}
 
   async execute({ payload, effectContext, idempotencyKey, capabilityId }: ToolInvocation): Promise<{ noteId: string }> {
+    await markBodyStart(this.db, this.name, capabilityId);
     const { rows } = await this.db.query<{ id: string }>(
       `INSERT INTO notes (capability_id, idempotency_key, tenant, principal, text)
        VALUES ($1, $2, $3, $4, $5) RETURNING id::text`,

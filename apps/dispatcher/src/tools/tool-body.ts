@@ -29,3 +29,17 @@ export interface ToolBody {
 }
 
 export const TOOL_BODIES = Symbol('TOOL_BODIES');
+
+/** The one method of the tools' own pool a marker needs (a pg Pool or client). */
+export interface MarkerConnection {
+  query(sql: string, params: unknown[]): Promise<unknown>;
+}
+
+/**
+ * Records, in its own autocommitted statement on the tool's connection, that this body is about
+ * to act. A crash after this line may have acted; a crash before it certainly did not, which is
+ * what an effect_state_unknown is checked against (the chaos suite, ADR 0019).
+ */
+export async function markBodyStart(db: MarkerConnection, tool: string, capabilityId: string): Promise<void> {
+  await db.query('INSERT INTO tool_body_starts (capability_id, tool) VALUES ($1, $2)', [capabilityId, tool]);
+}

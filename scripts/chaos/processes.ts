@@ -1,0 +1,160 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './infra';
+
+export type AppKind = 'authorizer' | 'dispatcher' | 'relay';
+
+export interface AppSpec {
+  name: string;
+  app: AppKind;
+  port: number;
+  env: Record<string, string>;
+}
+
+export interface ExitRecord {
+  name: string;
+  pid: number;
+  code: number | null;
+  signal: string | null;
+  atMs: number;
+  /** True when the suite caused it (its kill -9 or its final stop). */
+  caused: boolean;
+  /** For an exit the suite did not cause: the process's last fatal log line or error. */
+  reason?: string;
+}
+
+/**
+ * The last line that says why a process died: a pino fatal/error line, or an uncaught error
+ * (with the "Emitted 'error' event on X" line that names the emitter, when node printed one).
+ */
+export function lastFatalLine(lines: readonly string[]): string | undefined {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const l = lines[i];
+    if (/"level":(50|60)/.test(l)) {
+      const msg = /"msg":"((?:[^"\\]|\\.)*)"/.exec(l);
+      return (msg ? msg[1] : l).slice(0, 300);
+    }
+    if (/^(\w*Error|error)\b:/.test(l)) {
+      const emitter = lines.slice(i).find((x) => x.startsWith("Emitted 'error' event on"));
+      return (emitter ? `${l} (${emitter.replace(/ at:$/, '')})` : l).slice(0, 300);
+    }
+  }
+  return undefined;
+}
+
+const mainOf = (app: AppKind) => join(ROOT, 'dist', 'apps', app, 'src', 'main.js');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const alive = (c: ChildProcess | undefined): c is ChildProcess => !!c && c.exitCode === null && c.signalCode === null;
+
+/**
+ * Runs the apps as separate processes of the compiled build and watches every exit. An exit the
+ * suite did not cause is recorded and the app is started again (so the run goes on and later
+ * faults still find it), which is what the "unexpected process exits" check counts.
+ */
+export class Supervisor {
+  readonly exits: ExitRecord[] = [];
+  private readonly children = new Map<string, ChildProcess>();
+  private readonly caused = new WeakSet<ChildProcess>();
+  private readonly tails = new WeakMap<ChildProcess, string>();
+  private stopping = false;
+
+  constructor(
+    private readonly specs: AppSpec[],
+    private readonly logDir: string,
+    private readonly say: (line: string) => void,
+    private readonly clock: () => number,
+  ) {
+    mkdirSync(logDir, { recursive: true });
+  }
+
+  async startAll(): Promise<void> {
+    for (const s of this.specs) if (!existsSync(mainOf(s.app))) throw new Error(`${mainOf(s.app)} missing: run \`npm run build\` first`);
+    for (const s of this.specs) {
+      if (!(await this.start(s.name))) throw new Error(`${s.name} did not become ready; see ${this.logDir}`);
+    }
+  }
+
+  /** Spawns the app and waits until /health/ready answers; false if it exited or took 60 s. */
+  async start(name: string): Promise<boolean> {
+    const spec = this.spec(name);
+    const log = createWriteStream(join(this.logDir, `${name}.log`), { flags: 'a' });
+    const child = spawn(process.execPath, [mainOf(spec.app)], { env: { ...spec.env, HTTP_PORT: String(spec.port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+    this.tails.set(child, '');
+    const keep = (chunk: Buffer) => this.tails.set(child, (this.tails.get(child)! + chunk.toString('utf8')).slice(-16_384));
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    this.children.set(name, child);
+    child.once('exit', (code, signal) => this.onExit(name, child, code, signal));
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline && alive(child)) {
+      if (await this.ready(spec.port)) return true;
+      await sleep(200);
+    }
+    return false;
+  }
+
+  private async ready(port: number): Promise<boolean> {
+    try {
+      return (await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(2000) })).ok;
+    } catch {
+      return false;
+    }
+  }
+
+  private onExit(name: string, child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
+    const caused = this.caused.has(child);
+    const reason = caused ? undefined : lastFatalLine((this.tails.get(child) ?? '').split('\n'));
+    this.exits.push({ name, pid: child.pid ?? -1, code, signal, atMs: this.clock(), caused, ...(reason ? { reason } : {}) });
+    if (caused || this.stopping) return;
+    this.say(`UNEXPECTED EXIT of ${name} (pid ${child.pid}, code ${code}, signal ${signal}): ${reason ?? '?'}; starting it again in 2 s`);
+    void sleep(2000).then(() => {
+      if (!this.stopping && this.children.get(name) === child) return this.start(name);
+    });
+  }
+
+  /** An exit seen from outside (the broker is not a child): recorded as not caused by the suite. */
+  recordExternal(name: string, reason: string): void {
+    this.exits.push({ name, pid: -1, code: null, signal: null, atMs: this.clock(), caused: false, reason });
+  }
+
+  /**
+   * kill -9, then `afterKill` (what was in flight, while nothing can change it), then after the
+   * pause the same app again. Returns false if it was not running.
+   */
+  async killAndRestart(name: string, pauseMs: number, afterKill?: (pid: number) => Promise<void>): Promise<boolean> {
+    const child = this.children.get(name);
+    if (!alive(child)) return false;
+    this.caused.add(child);
+    const gone = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await gone;
+    await afterKill?.(child.pid ?? -1).catch(() => undefined);
+    await sleep(pauseMs);
+    if (!this.stopping && !(await this.start(name))) this.say(`${name} did not become ready after its restart`);
+    return true;
+  }
+
+  /** SIGTERM to every app (SIGKILL after 15 s); these exits are the suite's own. */
+  async stopAll(): Promise<void> {
+    this.stopping = true;
+    await Promise.all(
+      [...this.children.values()].filter(alive).map(async (c) => {
+        this.caused.add(c);
+        const gone = new Promise((r) => c.once('exit', r));
+        c.kill('SIGTERM');
+        const t = setTimeout(() => c.kill('SIGKILL'), 15_000);
+        await gone;
+        clearTimeout(t);
+      }),
+    );
+  }
+
+  private spec(name: string): AppSpec {
+    const s = this.specs.find((x) => x.name === name);
+    if (!s) throw new Error(`no app named ${name}`);
+    return s;
+  }
+}

@@ -1,0 +1,43 @@
+import { verdict, violations, type ChaosCounts } from './verdict';
+
+const clean: ChaosCounts = {
+  sent: 100,
+  finalEntries: 100,
+  decisionsWithSeveralFinals: 0,
+  maxExecutionsPerCapability: 1,
+  maxEffectsPerKey: 1,
+  keysWithSeveralEffects: 0,
+  unknownEffects: 2,
+  unknownWithoutMarker: 0,
+  effectsStillStarted: 0,
+  auditIncompleteRuns: 0,
+  dlqRecords: 0,
+  unexpectedExits: 0,
+};
+
+describe('chaos verdict', () => {
+  it('passes a clean run, unknown effects included when each had started its body', () => {
+    expect(violations(verdict(clean))).toEqual([]);
+  });
+
+  it.each<[Partial<ChaosCounts>, string]>([
+    [{ finalEntries: 99 }, 'final journal entries'],
+    [{ decisionsWithSeveralFinals: 1 }, 'decisions with several finals'],
+    [{ maxExecutionsPerCapability: 2 }, 'max executions per capability'],
+    [{ maxEffectsPerKey: 2 }, 'max effects per idempotency key'],
+    [{ unknownWithoutMarker: 1 }, 'unknown effects without marker'],
+    [{ effectsStillStarted: 3 }, 'effects still started'],
+    [{ auditIncompleteRuns: 1 }, 'audit-incomplete runs'],
+    [{ dlqRecords: 1 }, 'DLQ records'],
+    [{ unexpectedExits: 1 }, 'unexpected process exits'],
+    [{ sent: 0, finalEntries: 0 }, 'decisions sent'],
+  ])('flags %j as a violation of "%s"', (over, name) => {
+    expect(violations(verdict({ ...clean, ...over })).map((k) => k.name)).toEqual([name]);
+  });
+
+  it('reports unknown effects that had a marker as a count, not a violation', () => {
+    const rows = verdict({ ...clean, unknownEffects: 7, unknownWithoutMarker: 3 });
+    expect(rows.find((k) => k.name === 'unknown effects (with marker)')).toMatchObject({ value: 4, ok: true });
+    expect(violations(rows).map((k) => k.name)).toEqual(['unknown effects without marker']);
+  });
+});

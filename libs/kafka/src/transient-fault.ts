@@ -63,7 +63,7 @@ const KAFKAJS_NAMES = new Set([
   'KafkaJSMetadataNotLoaded',
 ]);
 // node-postgres raises these as plain Errors without a code.
-const PG_MESSAGES = [/^Connection terminated/, /timeout exceeded when trying to connect/, /Client has encountered a connection error/, /Can't reach database server/];
+const PG_MESSAGES = [/^Connection terminated/, /timeout exceeded when trying to connect/, /Client has encountered a connection error/, /Can't reach database server/, /is not currently accepting connections/];
 
 function isTransientShape(e: ErrorShape): boolean {
   const code = typeof e.code === 'string' ? e.code : undefined;

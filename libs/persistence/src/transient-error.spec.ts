@@ -9,6 +9,8 @@ describe('isTransientDatabaseError', () => {
     ['Prisma cannot reach the server', Object.assign(new Error('x'), { code: 'P1001' })],
     ['a cause that is transient', new Error('query failed', { cause: Object.assign(new Error('y'), { code: '57P03' }) })],
     ['pg-pool ending a client', new Error('Connection terminated unexpectedly')],
+    ['a client reused after its connection broke', new Error('Client has encountered a connection error and is not queryable')],
+    ['a database closed to new connections', new Error('database "x" is not currently accepting connections')],
   ])('%s is transient', (_name, e) => {
     expect(isTransientDatabaseError(e)).toBe(true);
   });

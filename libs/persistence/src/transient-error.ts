@@ -6,7 +6,7 @@ const TRANSIENT_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT',
 // Prisma's own codes: cannot reach (P1001), timed out (P1002, P1008), closed (P1017), and a
 // transaction that expired or could not start (P2028).
 const TRANSIENT_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2028']);
-const TRANSIENT_MESSAGES = /connection terminated|connection refused|terminating connection|server closed the connection|Connection ended unexpectedly|the database system is (starting up|shutting down|in recovery)|Transaction already closed|Unable to start a transaction|timeout exceeded when trying to connect|Can't reach database server|is not currently accepting connections/i;
+const TRANSIENT_MESSAGES = /connection terminated|connection refused|terminating connection|server closed the connection|Connection ended unexpectedly|the database system is (starting up|shutting down|in recovery)|Transaction already closed|Unable to start a transaction|timeout exceeded when trying to connect|Can't reach database server|is not currently accepting connections|Client has encountered a connection error/i;
 
 function codesOf(e: unknown): string[] {
   if (typeof e !== 'object' || e === null) return [];

@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { hasFaults } from '@arvis/config';
 import { PersistenceModule } from '@arvis/persistence';
 import { RuntimeModule } from '@arvis/runtime';
 import { LifecycleModule } from '@arvis/lifecycle';
@@ -10,6 +11,7 @@ import { ConfirmationsController } from './approve-confirmation/confirmations.co
 import { ResumeConfirmationsService } from './resume-confirmations/resume-confirmations.service';
 import { AuthorizeDecisionService } from './authorize-decision/authorize-decision.service';
 import { CommitIntentService } from './commit-intent/commit-intent.service';
+import { AuthorizerFaultPoints, ConfiguredAuthorizerFaults, NO_AUTHORIZER_FAULTS } from './fault-points/fault-points';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from './config/authorizer.config';
 import { IsolateDecisionService } from './isolate-decision/isolate-decision.service';
 import { DecisionPipeline } from './decision-pipeline/decision-pipeline.service';
@@ -30,6 +32,7 @@ export class AuthorizerModule {
       controllers: [DecisionsConsumer, ConfirmationsController],
       providers: [
         { provide: AUTHORIZER_CONFIG, useValue: config },
+        { provide: AuthorizerFaultPoints, useValue: hasFaults(config.faults) ? new ConfiguredAuthorizerFaults(config.faults) : NO_AUTHORIZER_FAULTS },
         { provide: ToolCatalog, useFactory: () => (config.faults.authorizerCatalogSkew ? skewedDemoCatalog() : demoCatalog()) },
         VerifyIdentityService,
         AuthorizeDecisionService,

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { faultFor } from '@arvis/config';
 import { SPEC_VERSION, type IntentMessage, type ReasonCode, type UnsignedIntentMessage } from '@arvis/contracts';
 import { capabilityCommitmentOf, effectContextCommitment, intentCommitmentOf, type IntentCommitmentMaterial } from '@arvis/effect-context';
 import { canonicalJson, commitment, loadEd25519PrivateKey, signCanonical, type SigningKey } from '@arvis/crypto';
@@ -9,6 +8,7 @@ import { enqueueOutbox, reserveOutboxSeqs } from '@arvis/outbox';
 import { insertRows, Prisma, StoreFingerprint, type ColumnMap, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import type { Authorized } from '../authorize-decision/authorization.types';
+import { AuthorizerFaultPoints } from '../fault-points/fault-points';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { validateReceipt } from './validate-receipt';
 
@@ -82,6 +82,7 @@ export class CommitIntentService {
     private readonly catalog: ToolCatalog,
     private readonly confirmations: ConfirmationStore,
     private readonly capabilities: CapabilityStore,
+    private readonly faults: AuthorizerFaultPoints,
   ) {
     this.signingKey = { keyId: config.signing.keyId, privateKey: loadEd25519PrivateKey(config.signing.privateKey) };
   }
@@ -189,13 +190,8 @@ export class CommitIntentService {
     const material = this.materialOf(a);
     const { intentId, capabilityId, effectContextCommitment: ctxCommitment } = material;
     const intentCommitment = intentCommitmentOf(material);
-    let position = seq;
-    if (faultFor(this.config.faults.receiptReusePosition, d.decisionId)) {
-      // Fault point: the sink hands out a position it already gave to another intent.
-      const prior = await tx.$queryRaw<{ p: bigint }[]>`SELECT max(durable_position) AS p FROM intents`;
-      if (prior[0]?.p !== null && prior[0]?.p !== undefined) position = BigInt(prior[0].p);
-    }
-    const receipt = this.tamper(d.decisionId, {
+    const position = await this.faults.position(tx, d.decisionId, seq);
+    const receipt = this.faults.receipt(d.decisionId, {
       receiptId: randomUUID(),
       runId: d.runId,
       causalId: d.causalId,
@@ -238,11 +234,7 @@ export class CommitIntentService {
 
   private async record(tx: Tx, prepared: Prepared[]): Promise<void> {
     if (prepared.length === 0) return;
-    for (const p of prepared) {
-      if (faultFor(this.config.faults.intentInsertFails, p.a.decision.decisionId)) {
-        await tx.$executeRawUnsafe(`DO $$ BEGIN RAISE EXCEPTION 'fault point: intent insert fails'; END $$`);
-      }
-    }
+    for (const p of prepared) await this.faults.beforeIntentInsert(tx, p.a.decision.decisionId);
     for (const p of prepared) p.intent.message = JSON.stringify(p.message);
     // approved -> reserved by this capability, only for exactly this action and while the grant
     // lasts (database time); anything else leaves the confirmation untouched.
@@ -275,24 +267,5 @@ export class CommitIntentService {
     await this.capabilities.mint(tx, rows);
     await this.capabilities.revokeEach(tx, rows.map((r, i) => ({ capabilityId: r.capabilityId, reason: aborted[i].reasonCode })));
     this.log.warn(`${aborted.length} intent(s) aborted: ${[...new Set(aborted.map((x) => x.reasonCode))].join(', ')}`);
-  }
-
-  private tamper(decisionId: string, r: IntentMessage['receipt']): IntentMessage['receipt'] {
-    const fault = faultFor(this.config.faults.receiptTamper, decisionId);
-    if (!fault) return r;
-    // Fault point: the sink lies about one field of the receipt.
-    const edits: Record<string, Partial<Record<keyof typeof r, string>>> = {
-      receiptId: { receiptId: '' },
-      causalId: { causalId: '' },
-      durablePosition: { durablePosition: '' },
-      storeFingerprint: { storeFingerprint: '' },
-      committedAt: { committedAt: '' },
-      intent: { intentSha256: '0'.repeat(64) },
-      run: { runId: `${r.runId}-other` },
-      causal: { causalId: `${r.causalId}-other` },
-      fingerprint: { storeFingerprint: '1'.repeat(64) },
-    };
-    if (fault.field === 'shape') return { ...r, extra: 'x' } as IntentMessage['receipt'];
-    return { ...r, ...edits[fault.field] };
   }
 }

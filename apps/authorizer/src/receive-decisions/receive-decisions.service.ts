@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { faultFor } from '@arvis/config';
 import { ActionDecisionSchema, parseInbound, type ActionDecision, type ReasonCode } from '@arvis/contracts';
 import { commitment } from '@arvis/crypto';
 import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
 import type { OutboxRow } from '@arvis/outbox';
+import { AuthorizerFaultPoints } from '../fault-points/fault-points';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import type { Candidate, PipelineInput } from '../decision-pipeline/pipeline.types';
 import { RecordInboxStep } from '../record-inbox/record-inbox.step';
@@ -22,6 +22,7 @@ export class ReceiveDecisionsService {
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly identity: VerifyIdentityService,
     private readonly inbox: RecordInboxStep,
+    private readonly faults: AuthorizerFaultPoints,
   ) {}
 
   async read(batch: KafkaBatch): Promise<PipelineInput> {
@@ -30,9 +31,7 @@ export class ReceiveDecisionsService {
     const parsed: { message: InboundMessage; decision: ActionDecision }[] = [];
     for (const message of batch.messages) {
       const result = parseInbound(ActionDecisionSchema, message.value, { maxBytes: this.config.maxDecisionBytes });
-      if (result.ok && faultFor(this.config.faults.decisionHandlingFails, result.value.decisionId)) {
-        throw new Error(`fault point decisionHandlingFails: ${result.value.decisionId}`);
-      }
+      if (result.ok) this.faults.beforeHandling(result.value.decisionId);
       if (result.ok) parsed.push({ message, decision: result.value as ActionDecision });
       else deadLetters.push(this.deadLetter(message, { reasonCode: result.reasonCode, detail: result.detail }, receivedAt));
     }

@@ -48,7 +48,7 @@ export const commonEnvShape = {
   /** Raw bytes of an unreadable message kept in its DLQ record (base64: 4/3 of this). */
   DLQ_MAX_RAW_BYTES: envInt(128 * 1024, 0, 64 * 1024 * 1024),
   ARVIS_FAULTS: faultsEnv,
-  /** Consumer handler faults retried this many times before the process exits loudly. */
+  /** Attempts at one message that keeps failing (not a transient fault) before it is isolated and dead-lettered. */
   CONSUMER_MAX_HANDLER_ATTEMPTS: envInt(5, 1, 100),
 };
 

@@ -83,3 +83,41 @@ export function auditIncompleteEntry(facts: CapabilityFacts, boundary: EffectBou
     error: { code: 'audit_incomplete', message: reason },
   };
 }
+
+/** A decision known by its identity, before any capability: refusals and parked decisions. */
+export interface RefusedDecisionFacts extends DecisionFacts {
+  idempotencyKey?: string;
+  retry?: RetryInfo;
+}
+
+const decisionFields = (f: RefusedDecisionFacts) => ({
+  decisionId: f.decisionId,
+  runId: f.runId,
+  causalId: f.causalId,
+  tenant: f.tenant,
+  principal: f.principal,
+  tool: f.tool,
+  ...(f.idempotencyKey ? { idempotencyKey: f.idempotencyKey } : {}),
+  ...(f.retry ? { retry: f.retry } : {}),
+});
+
+/** The final entry of a decision refused before any capability ran: by policy, or at admission. */
+export function decisionRefusalEntry(
+  kind: 'authorization_refusal' | 'admission_refusal',
+  facts: RefusedDecisionFacts,
+  error: JournalError,
+): JournalDraft {
+  return { kind, ...decisionFields(facts), effectBoundary: 'pre_effect_refusal', success: false, reasonCode: error.code, error };
+}
+
+/** The non-final entry of a decision parked until an approver confirms it. */
+export function confirmationPendingEntry(facts: RefusedDecisionFacts, message: string): JournalDraft {
+  return {
+    kind: 'confirmation_pending',
+    ...decisionFields(facts),
+    effectBoundary: 'effect_not_started',
+    success: false,
+    reasonCode: 'confirmation_required',
+    error: { code: 'confirmation_required', message },
+  };
+}

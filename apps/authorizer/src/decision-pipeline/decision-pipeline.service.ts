@@ -71,7 +71,7 @@ export class DecisionPipeline {
       f.outcome.ok ? (abortedIds.has(f.candidate.decision.decisionId) ? 'refused' : 'authorized') : f.outcome.parked ? 'parked' : 'refused';
     await this.inbox.write(tx, fresh, statusOf);
     const deadLetters = [...input.deadLetters, ...conflicts];
-    await this.journal.record(tx, { refused, aborted, parked, deadLetters }, now);
+    await this.journal.record(tx, { refused, aborted, parked, deadLetters });
     return {
       authorized: admitted.length - sinkAborts.length,
       refused: refused.length + aborted.length,

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { JournalEntryDraft } from '@arvis/contracts';
 import { commitment } from '@arvis/crypto';
-import { appendJournal } from '@arvis/journal';
+import { appendJournal, decisionRefusalEntry } from '@arvis/journal';
 import { ConfirmationStore } from '@arvis/lifecycle';
 import { PrismaService } from '@arvis/persistence';
 import { PeriodicTask } from '@arvis/runtime';
@@ -68,26 +67,16 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
         data: { status: 'refused' },
       });
       if (moved.count !== closing.length) throw new Error(`closed ${moved.count} of ${closing.length} parked decisions`);
-      const at = closing[0].closedAt.toISOString();
       await appendJournal(
         tx,
         closing.map((c) => {
           const d = JSON.parse(c.body) as Decision;
           const code = c.status === 'denied' ? 'confirmation_denied' : 'confirmation_expired';
-          return {
-            kind: 'authorization_refusal',
-            decisionId: d.decisionId,
-            runId: d.runId,
-            causalId: d.causalId,
-            tenant: c.tenant,
-            principal: c.principal,
-            tool: d.tool,
-            effectBoundary: 'pre_effect_refusal',
-            success: false,
-            reasonCode: code,
-            error: { code, message: code === 'confirmation_denied' ? 'an approver denied the action' : 'no approver decided in time' },
-            recordedAt: at,
-          } as JournalEntryDraft;
+          return decisionRefusalEntry(
+            'authorization_refusal',
+            { decisionId: d.decisionId, runId: d.runId, causalId: d.causalId, tenant: c.tenant, principal: c.principal, tool: d.tool },
+            { code, message: code === 'confirmation_denied' ? 'an approver denied the action' : 'no approver decided in time' },
+          );
         }),
         this.config.topics.journal,
       );

@@ -32,14 +32,14 @@ export function brokers(): string[] {
 export const groupOf = (env: TestEnvironment, app: 'authorizer' | 'dispatcher') => `${env.topicPrefix}${app}`;
 
 /** A fresh database (dropped and recreated), migrated, and a fresh topic prefix with its topics. */
-export async function createEnvironment(name: string): Promise<TestEnvironment> {
+export async function createEnvironment(name: string, opts: { migrationsDir?: string } = {}): Promise<TestEnvironment> {
   // ARVIS_TEST_NAMESPACE lets two checkouts run their suites side by side on one PostgreSQL.
   const db = `arvis_test_${(process.env.ARVIS_TEST_NAMESPACE ?? '') + name}`.replace(/[^a-z0-9_]/gi, '_').toLowerCase();
   const admin = new Pool({ connectionString: `${BASE_URL}/postgres`, max: 1 });
   await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
   await admin.end();
   const databaseUrl = `${BASE_URL}/${db}`;
-  await applyMigrations(databaseUrl, join(ROOT, 'prisma', 'migrations'));
+  await applyMigrations(databaseUrl, opts.migrationsDir ?? join(ROOT, 'prisma', 'migrations'));
   const topicPrefix = `t${Date.now().toString(36)}-${name}.`;
   const kafka = createKafka({ brokers: brokers(), clientId: 'arvis-test-setup' });
   await ensureTopics(kafka, topicsFor(topicPrefix), { partitions: 6, journalRetentionMs: -1 });

@@ -10,8 +10,8 @@ export class Stack {
   readonly apps: RunningApp[] = [];
   private constructor(readonly env: TestEnvironment) {}
 
-  static async create(name: string): Promise<Stack> {
-    return new Stack(await createEnvironment(name));
+  static async create(name: string, opts: { migrationsDir?: string } = {}): Promise<Stack> {
+    return new Stack(await createEnvironment(name, opts));
   }
 
   async start(

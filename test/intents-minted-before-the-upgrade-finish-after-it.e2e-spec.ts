@@ -1,0 +1,62 @@
+import { cpSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { applyMigrations } from '@arvis/persistence';
+import { Harness } from './support/harness';
+import { ROOT } from './support/services';
+import { Stack } from './support/stack';
+
+// The contract changes of reason codes version 2 (claims, one effect per key, bounded
+// redelivery, quarantine) come with migrations. Work accepted before the upgrade must finish
+// after it: decisions are minted into intents on the schema as it was before those migrations,
+// the database is migrated, and the new dispatcher completes every one of them, once.
+const LAST_BEFORE_V2 = '20261130050000_journal_no_truncate';
+
+describe('intents minted before the upgrade', () => {
+  let stack: Stack;
+  let h: Harness;
+  const all = join(ROOT, 'prisma', 'migrations');
+  beforeAll(async () => {
+    const before = mkdtempSync(join(tmpdir(), 'arvis-migrations-'));
+    for (const m of readdirSync(all).filter((m) => m <= LAST_BEFORE_V2 || m === 'migration_lock.toml')) {
+      cpSync(join(all, m), join(before, m), { recursive: true });
+    }
+    stack = await Stack.create('beforeupgrade', { migrationsDir: before });
+    h = await new Harness(stack.env).start();
+  });
+  afterAll(async () => {
+    await h?.close();
+    await stack?.stop();
+  });
+
+  it('finish after the migrations, each with one final entry and one effect', async () => {
+    const columns = async () =>
+      (await h.query<{ n: string }>(`SELECT count(*)::text AS n FROM information_schema.columns WHERE table_name = 'intents' AND column_name = 'delivery_attempts'`))[0].n;
+    expect(await columns()).toBe('0');
+    // Minted on the old schema, nothing published yet (no relay, no dispatcher).
+    const authorizer = await stack.start('authorizer', 'authorizer-before', { relay: false, waitReady: false });
+    const decisions = await h.decisions('beforeupgrade-run', 12);
+    await h.client.send(decisions);
+    await h.waitUntil('twelve intents minted', async () => {
+      const [r] = await h.query<{ n: string }>(`SELECT count(*)::text AS n FROM capabilities WHERE state = 'minted'`);
+      return r.n === '12';
+    });
+    authorizer.child.kill('SIGTERM');
+    await new Promise((r) => authorizer.child.once('exit', r));
+
+    const report = await applyMigrations(stack.env.databaseUrl, all);
+    expect(report.applied.length).toBeGreaterThan(0);
+    expect(await columns()).toBe('1');
+    await stack.start('authorizer', 'authorizer-after');
+    await stack.start('dispatcher', 'dispatcher-after');
+    const ids = decisions.map((d) => d.decisionId);
+    await h.waitUntil('every decision to end', async () => (await h.finalRows(ids)).length === 12);
+    const finals = await h.finalRows(ids);
+    expect(finals.map((f) => f.effect_boundary)).toEqual(ids.map(() => 'effect_completed'));
+    const [{ n }] = await h.query<{ n: string }>(
+      `SELECT count(*)::text AS n FROM notes n JOIN capabilities c USING (capability_id) WHERE c.decision_id = ANY($1)`,
+      [ids],
+    );
+    expect(n).toBe('12');
+  });
+});

@@ -36,17 +36,27 @@ export interface ResultFields {
   deduplicatedOf?: string;
 }
 
-const capabilityFields = (f: CapabilityFacts) => ({
+/** A decision known by its identity, before any capability: refusals and parked decisions. */
+export interface RefusedDecisionFacts extends DecisionFacts {
+  idempotencyKey?: string;
+  retry?: RetryInfo;
+}
+
+const decisionFields = (f: RefusedDecisionFacts) => ({
   decisionId: f.decisionId,
   runId: f.runId,
   causalId: f.causalId,
   tenant: f.tenant,
   principal: f.principal,
   tool: f.tool,
+  ...(f.idempotencyKey ? { idempotencyKey: f.idempotencyKey } : {}),
+  ...(f.retry ? { retry: f.retry } : {}),
+});
+
+const capabilityFields = (f: CapabilityFacts) => ({
+  ...decisionFields(f),
   capabilityId: f.capabilityId,
   intentCommitment: f.intentCommitment,
-  idempotencyKey: f.idempotencyKey,
-  ...(f.retry ? { retry: f.retry } : {}),
 });
 
 const resultFields = (r: ResultFields) => ({
@@ -83,23 +93,6 @@ export function auditIncompleteEntry(facts: CapabilityFacts, boundary: EffectBou
     error: { code: 'audit_incomplete', message: reason },
   };
 }
-
-/** A decision known by its identity, before any capability: refusals and parked decisions. */
-export interface RefusedDecisionFacts extends DecisionFacts {
-  idempotencyKey?: string;
-  retry?: RetryInfo;
-}
-
-const decisionFields = (f: RefusedDecisionFacts) => ({
-  decisionId: f.decisionId,
-  runId: f.runId,
-  causalId: f.causalId,
-  tenant: f.tenant,
-  principal: f.principal,
-  tool: f.tool,
-  ...(f.idempotencyKey ? { idempotencyKey: f.idempotencyKey } : {}),
-  ...(f.retry ? { retry: f.retry } : {}),
-});
 
 /** The final entry of a decision refused before any capability ran: by policy, or at admission. */
 export function decisionRefusalEntry(

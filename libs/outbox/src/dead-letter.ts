@@ -14,6 +14,8 @@ export function deadLetterRow(
   detail: string,
   receivedAt: Date,
   maxRawBytes: number,
+  /** The decisionId the message claimed, where the sender must be able to match the record. */
+  decisionId?: string,
 ): OutboxRow {
   const record = buildDlqRecord({
     sourceTopic: message.topic,
@@ -24,6 +26,7 @@ export function deadLetterRow(
     raw: message.value,
     receivedAt,
     maxRawBytes,
+    ...(decisionId !== undefined ? { decisionId } : {}),
   });
   return { topic: dlqTopic, key: message.key ?? `${message.partition}:${message.offset}`, payload: JSON.stringify(record) };
 }

@@ -52,12 +52,12 @@ describe('the confirmation store moves each confirmation once', () => {
     pool = new Pool({ connectionString: env.databaseUrl, max: 2 });
     prisma = overPg(pool);
     store = new ConfirmationStore(prisma as unknown as PrismaService);
-    await prisma.tx((tx) => store.park(tx, ['s:1', 's:2', 's:3', 's:4'].map(request), 60_000));
+    await prisma.tx((tx) => store.park(tx, ['s:1', 's:2', 's:3', 's:4', 's:5'].map(request), 60_000));
   });
   afterAll(() => pool?.end());
 
   it('parks one pending confirmation per decision', async () => {
-    expect((await pool.query("SELECT count(*)::int AS n FROM confirmations WHERE status = 'pending'")).rows[0].n).toBe(4);
+    expect((await pool.query("SELECT count(*)::int AS n FROM confirmations WHERE status = 'pending'")).rows[0].n).toBe(5);
   });
 
   it('approves once, only for another principal of the tenant; a second decision changes nothing', async () => {
@@ -97,5 +97,24 @@ describe('the confirmation store moves each confirmation once', () => {
     expect(await store.approve(id, carol, 60_000)).toBe(true);
     await prisma.tx((tx) => store.claimForResume(tx, [id]));
     await expect(prisma.tx((tx) => store.claimForResume(tx, [id]))).rejects.toThrow('claimed 0 of 1');
+  });
+
+  it('lets a second worker skip, not wait for, a confirmation the first has locked for resumption', async () => {
+    const id = await idOf('s:5');
+    expect(await store.approve(id, carol, 60_000)).toBe(true);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let first: Set<string> | undefined;
+    const firstWorker = prisma.tx(async (tx) => {
+      first = await store.lockForResume(tx, [id]);
+      await held;
+      await store.claimForResume(tx, [...first]);
+    });
+    while (first === undefined) await new Promise((r) => setTimeout(r, 20));
+    const second = await prisma.tx((tx) => store.lockForResume(tx, [id]));
+    expect([[...first], [...second]]).toEqual([[id], []]);
+    release();
+    await firstWorker;
+    expect(await prisma.tx((tx) => store.lockForResume(tx, [id]))).toEqual(new Set());
   });
 });

@@ -114,6 +114,16 @@ export class ConfirmationStore {
     return rows.map((r) => ({ decisionId: r.decision_id, status: r.status, tenant: r.tenant, principal: r.principal, body: r.body, closedAt: r.now }));
   }
 
+  /** Locks decided, unresumed confirmations in id order, skipping those another worker holds. */
+  async lockForResume(tx: Tx, confirmationIds: string[]): Promise<Set<string>> {
+    if (confirmationIds.length === 0) return new Set();
+    const locked = await tx.$queryRaw<{ confirmation_id: string }[]>`
+      SELECT confirmation_id FROM confirmations
+      WHERE confirmation_id = ANY(${confirmationIds}::text[]) AND status <> 'pending' AND resumed_at IS NULL
+      ORDER BY confirmation_id FOR UPDATE SKIP LOCKED`;
+    return new Set(locked.map((r) => r.confirmation_id));
+  }
+
   /**
    * Claims decided confirmations for resumption (resumed_at), all or nothing: another worker that
    * raced us fails here. Not guarded by status: in the same transaction the resumed decision may

@@ -35,8 +35,11 @@ export class DecisionPipeline {
     const outcomes = await this.authorizer.authorizeAll(input.candidates.map((c) => ({ decision: c.decision, identity: c.identity })));
     const attempt = (savepointPerIntent: boolean) =>
       this.prisma.tx(async (tx) => {
-        const result = await this.inTransaction(tx, input, outcomes, savepointPerIntent);
-        await input.acknowledge?.(tx);
+        const mine = input.claim ? await input.claim(tx) : () => true;
+        const keep = input.candidates.map(mine);
+        const own = { ...input, candidates: input.candidates.filter((_, i) => keep[i]) };
+        const result = await this.inTransaction(tx, own, outcomes.filter((_, i) => keep[i]), savepointPerIntent);
+        await input.acknowledge?.(tx, own.candidates);
         return result;
       });
     try {

@@ -28,8 +28,14 @@ export interface PipelineInput {
   candidates: Candidate[];
   /** Dead letters found while reading; committed with the outcome. */
   deadLetters: OutboxRow[];
-  /** The source's own bookkeeping, in the same transaction (a worker claims its rows). */
-  acknowledge?: (tx: Tx) => Promise<void>;
+  /**
+   * A worker's claim on its rows, first in the transaction: locks what it can (`FOR UPDATE SKIP
+   * LOCKED`) and says which candidates are its own; the others belong to a worker that raced it
+   * and are left out, untouched.
+   */
+  claim?: (tx: Tx) => Promise<(c: Candidate) => boolean>;
+  /** The source's own bookkeeping, last in the same transaction (a worker marks its rows done). */
+  acknowledge?: (tx: Tx, handled: Candidate[]) => Promise<void>;
 }
 
 export interface BatchOutcome {

@@ -52,9 +52,22 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
       const decision = { ...(JSON.parse(a.body) as Decision), confirmationId: a.confirmation_id };
       return { origin: { kind: 'resumed', confirmationId: a.confirmation_id }, decision, bodySha256: commitment(decision) };
     });
-    const ids = approved.map((a) => a.confirmation_id);
-    await this.pipeline.run({ candidates, deadLetters: [], acknowledge: (tx) => this.confirmations.claimForResume(tx, ids) });
-    this.log.log(`resumed ${ids.length} approved decision(s)`);
+    const idOf = (c: Candidate) => (c.origin.kind === 'resumed' ? c.origin.confirmationId : '');
+    let resumed = 0;
+    await this.pipeline.run({
+      candidates,
+      deadLetters: [],
+      // Rows another authorizer holds are skipped, not waited for.
+      claim: async (tx) => {
+        const mine = await this.confirmations.lockForResume(tx, candidates.map(idOf));
+        return (c) => mine.has(idOf(c));
+      },
+      acknowledge: async (tx, handled) => {
+        await this.confirmations.claimForResume(tx, handled.map(idOf));
+        resumed = handled.length;
+      },
+    });
+    if (resumed > 0) this.log.log(`resumed ${resumed} approved decision(s)`);
   }
 
   private async closeDeniedAndExpired(): Promise<void> {

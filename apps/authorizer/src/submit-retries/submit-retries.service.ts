@@ -60,16 +60,25 @@ export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDes
         };
         return { origin: { kind: 'retry' }, decision, bodySha256: commitment(decision) };
       });
-    const ids = pending.map((p) => p.decision_id);
-    // Claimed in the same transaction as the outcome: another authorizer that raced us fails here.
-    const acknowledge = async (tx: Tx) => {
-      const claimed = await tx.$executeRaw`
-        UPDATE retries SET status = 'submitted', submitted_at = now() WHERE decision_id = ANY(${ids}::text[]) AND status = 'pending'`;
-      if (claimed !== ids.length) throw new Error(`claimed ${claimed} of ${ids.length} retries; another worker took some`);
+    // Rows another authorizer holds are skipped, not waited for; they are that worker's to submit.
+    const claim = async (tx: Tx) => {
+      const locked = await tx.$queryRaw<{ decision_id: string }[]>`
+        SELECT decision_id FROM retries WHERE decision_id = ANY(${candidates.map((c) => c.decision.decisionId)}::text[]) AND status = 'pending'
+        ORDER BY decision_id FOR UPDATE SKIP LOCKED`;
+      const mine = new Set(locked.map((r) => r.decision_id));
+      return (c: Candidate) => mine.has(c.decision.decisionId);
     };
-    await this.pipeline.run({ candidates, deadLetters: [], acknowledge });
-    this.log.log(`submitted ${candidates.length} retry decision(s)`);
-    return candidates.length;
+    let submitted = 0;
+    const acknowledge = async (tx: Tx, handled: Candidate[]) => {
+      const ids = handled.map((c) => c.decision.decisionId);
+      const moved = await tx.$executeRaw`
+        UPDATE retries SET status = 'submitted', submitted_at = now() WHERE decision_id = ANY(${ids}::text[]) AND status = 'pending'`;
+      if (moved !== ids.length) throw new Error(`marked ${moved} of ${ids.length} locked retries submitted`);
+      submitted = ids.length;
+    };
+    await this.pipeline.run({ candidates, deadLetters: [], claim, acknowledge });
+    if (submitted > 0) this.log.log(`submitted ${submitted} retry decision(s)`);
+    return submitted;
   }
 }
 

@@ -7,6 +7,11 @@ import { commonEnvShape, envInt, loadConfig, topicsFor } from '@arvis/config';
 import { retryDecisionId, type DlqRecord, type JournalEntry } from '@arvis/contracts';
 import { DecisionClient, JournalWatcher, mintIdentityToken, type DecisionInput } from '@arvis/decision-client';
 
+/** A short name for the table: the demo's own suffix, or which attempt a system retry is. */
+function label(e: JournalEntry): string {
+  return e.retry ? `retry ${e.retry.attempt}` : e.decisionId.slice(e.decisionId.indexOf(':') + 1);
+}
+
 async function main(): Promise<void> {
   const env = loadConfig(
     z.object({
@@ -31,7 +36,7 @@ async function main(): Promise<void> {
   const print = (e: JournalEntry) => {
     if (!e.runId.startsWith(runId)) return;
     const what = e.success ? `ok ${JSON.stringify(e.output)}` : `${e.reasonCode}: ${e.error?.message ?? ''}`;
-    console.log(`[journal #${e.journalSeq}] ${e.kind.padEnd(21)} ${e.decisionId.slice(runId.length + 1).padEnd(13)} ${e.tool.padEnd(13)} ${e.effectBoundary.padEnd(18)} ${what}`);
+    console.log(`[journal #${e.journalSeq}] ${e.kind.padEnd(21)} ${label(e).padEnd(13)} ${e.tool.padEnd(13)} ${e.effectBoundary.padEnd(18)} ${what}`);
   };
   const watcher = new JournalWatcher(brokers, topics, print);
   await watcher.start();

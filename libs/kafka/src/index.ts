@@ -12,6 +12,6 @@ export {
 } from './kafka-client';
 export { isolatedPattern, KafkaBatchTransport, type KafkaBatch, type KafkaBatchTransportOptions } from './kafka-batch.transport';
 export { settleSlice, SettleStopped, type IsolatedMessage, type SettleOptions } from './settle-slice';
-export { isTransientFault } from './transient-fault';
+export { isTransientFault, retryWhileTransient } from './transient-fault';
 export { ensureTopics, type TopicPlan } from './topics';
 export { PassErrorsToTransport } from './pass-errors-to-transport.filter';

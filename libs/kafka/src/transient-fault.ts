@@ -79,3 +79,20 @@ function isTransientShape(e: ErrorShape): boolean {
   const message = typeof e.message === 'string' ? e.message : '';
   return PG_MESSAGES.some((re) => re.test(message));
 }
+
+/**
+ * Runs `fn`, and again with backoff for as long as it fails with a transient fault, until `until`
+ * (epoch ms); any other failure, or one past the bound, is thrown. For work that must not be
+ * handed back to the transport (effects that already happened).
+ */
+export async function retryWhileTransient<T>(fn: () => Promise<T>, until: number, onRetry: (attempt: number, e: Error) => void): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!isTransientFault(e) || Date.now() >= until) throw e;
+      onRetry(attempt, e as Error);
+      await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5000)));
+    }
+  }
+}

@@ -3,6 +3,5 @@ export { readStoreFingerprint, StoreFingerprint, fingerprintOf, STORE_IDENTITY_S
 export { applyMigrations, dropDatabase, ensureDatabase, listMigrations, MigrationError, type MigrationReport } from './migrations/apply-migrations';
 export { Prisma } from './generated/prisma/client';
 export { insertRows, unnestOf, type ColumnMap, type PgArrayType } from './insert-rows';
-export { isTransientDatabaseError, retryWhileTransient } from './transient-error';
 export { handlePoolErrors, handleClientErrors } from './pg-errors';
 export { PersistenceModule } from './persistence.module';

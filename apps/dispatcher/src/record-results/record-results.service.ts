@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { appendJournal, auditIncompleteEntry, toolResultEntry } from '@arvis/journal';
 import { ConfirmationStore, EffectStore } from '@arvis/lifecycle';
-import { PrismaService, retryWhileTransient, type Tx } from '@arvis/persistence';
+import { retryWhileTransient } from '@arvis/kafka';
+import { PrismaService, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import type { Classified } from '../classify-result/classify-result';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';

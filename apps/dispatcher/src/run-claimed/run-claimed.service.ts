@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EffectStore } from '@arvis/lifecycle';
-import { PrismaService, retryWhileTransient } from '@arvis/persistence';
+import { retryWhileTransient } from '@arvis/kafka';
+import { PrismaService } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import type { ClaimedIntent } from '../dispatch-intents/claimed-intent';

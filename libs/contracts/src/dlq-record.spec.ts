@@ -7,6 +7,7 @@ const input = {
   reasonCode: 'malformed_message' as const,
   detail: 'invalid JSON',
   receivedAt: new Date('2025-01-02T03:04:05.678Z'),
+  maxRawBytes: 1024,
 };
 
 describe('DLQ record', () => {

@@ -21,9 +21,6 @@ export const DlqRecordSchema = z.strictObject({
 });
 export type DlqRecord = z.infer<typeof DlqRecordSchema>;
 
-// Base64 grows bytes by 4/3: a near-limit original would make a DLQ record the broker refuses,
-// and a DLQ publish that fails stalls the consumer. 512 KiB keeps the record under Kafka's 1 MB default.
-export const DEFAULT_DLQ_MAX_RAW_BYTES = 512 * 1024;
 /** The detail often quotes the sender (an issuer, an error); it is cut, by code point, to this. */
 export const DLQ_MAX_DETAIL = 1000;
 
@@ -36,8 +33,12 @@ export interface BuildDlqRecordInput {
   decisionId?: string;
   raw: Buffer | null;
   receivedAt: Date;
-  /** Keep at most this many raw bytes; the detail then says how much was cut. */
-  maxRawBytes?: number;
+  /**
+   * Keep at most this many raw bytes; the detail then says how much was cut. Required: base64
+   * grows bytes by 4/3, and the limit must be the one the relay's message size was checked
+   * against (DLQ_MAX_RAW_BYTES), or a record can be one the broker refuses.
+   */
+  maxRawBytes: number;
 }
 
 /**
@@ -46,7 +47,7 @@ export interface BuildDlqRecordInput {
  */
 export function buildDlqRecord(input: BuildDlqRecordInput): DlqRecord {
   const raw = input.raw ?? Buffer.alloc(0);
-  const maxRaw = input.maxRawBytes ?? DEFAULT_DLQ_MAX_RAW_BYTES;
+  const maxRaw = input.maxRawBytes;
   const truncated = raw.byteLength > maxRaw;
   const kept = truncated ? raw.subarray(0, maxRaw) : raw;
   const said = clipText(input.detail, DLQ_MAX_DETAIL);

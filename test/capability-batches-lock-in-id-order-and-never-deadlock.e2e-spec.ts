@@ -1,6 +1,7 @@
 import { Client } from 'pg';
-import { CapabilityStore, type Sql } from '@arvis/lifecycle';
+import { CapabilityStore } from '@arvis/lifecycle';
 import { createEnvironment, type TestEnvironment } from './support/environment';
+import { sqlOn } from './support/raw-sql';
 
 // Two dispatchers in different consumer groups get the same capabilities in different orders.
 // An UPDATE over `unnest(ids)` or `= ANY(ids)` locks rows in whatever order its plan visits
@@ -45,23 +46,13 @@ describe('capability batches given in opposite orders', () => {
     return c;
   };
 
-  // The stores take Prisma's tagged-template client; Prisma's WebAssembly engine does not load
-  // under Jest, so the same statements go through pg here.
-  const sqlOf = (c: Client): Sql => {
-    const text = (strings: TemplateStringsArray) => strings.reduce((acc, s, i) => `${acc}$${i}${s}`);
-    return {
-      $queryRaw: async (strings: TemplateStringsArray, ...values: unknown[]) => (await c.query(text(strings), values)).rows,
-      $executeRaw: async (strings: TemplateStringsArray, ...values: unknown[]) => (await c.query(text(strings), values)).rowCount,
-    } as unknown as Sql;
-  };
-
   const consume = async (c: Client, order: string[], by: string) => {
     await c.query('BEGIN');
     try {
       // Pin the plan that visits rows in the order given (nested loop over unnest, index lookups).
       await c.query('SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; SET LOCAL enable_seqscan = off');
       await c.query(`SET LOCAL application_name = '${by}'`);
-      const tx = sqlOf(c);
+      const tx = sqlOn(c);
       await store.lockInOrder(tx, order);
       const won = await store.activateAndConsume(tx, order.map((id) => ({ capabilityId: id, receiptId: `${by}-${id}` })), by);
       await c.query('COMMIT');

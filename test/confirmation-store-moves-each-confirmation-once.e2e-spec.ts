@@ -1,26 +1,18 @@
-import { Pool, type PoolClient } from 'pg';
+import { Pool } from 'pg';
 import { ConfirmationNotReservable, ConfirmationStore, type ParkRequest } from '@arvis/lifecycle';
 import type { PrismaService, Tx } from '@arvis/persistence';
 import { createEnvironment } from './support/environment';
+import { rawSql, sqlOn } from './support/raw-sql';
 
-// Prisma's query compiler cannot load inside jest's VM, and the store speaks only raw SQL: so the
-// store runs here over node-postgres, with Prisma's tagged-template calling convention.
-function rawSql(run: (text: string, values: unknown[]) => Promise<{ rowCount: number | null; rows: unknown[] }>) {
-  const text = (strings: TemplateStringsArray) => strings.reduce((acc, part, i) => `${acc}$${i}${part}`);
-  return {
-    $executeRaw: async (strings: TemplateStringsArray, ...values: unknown[]) => (await run(text(strings), values)).rowCount ?? 0,
-    $queryRaw: async (strings: TemplateStringsArray, ...values: unknown[]) => (await run(text(strings), values)).rows,
-  };
-}
+/** A pool as the store's Prisma client, with transactions. */
 function overPg(pool: Pool) {
-  const onClient = (c: Pool | PoolClient) => rawSql((t, v) => c.query(t, v));
   return {
-    ...onClient(pool),
+    ...rawSql((t, v) => pool.query(t, v)),
     tx: async <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await fn(onClient(client) as unknown as Tx);
+        const result = await fn(sqlOn(client));
         await client.query('COMMIT');
         return result;
       } catch (e) {

@@ -1,7 +1,6 @@
 import { Client } from 'pg';
 import { Harness } from './support/harness';
-import type { RunningApp } from './support/services';
-import { Stack } from './support/stack';
+import { Stack, stillRunning } from './support/stack';
 
 // Every connection the apps hold is cut several times while decisions flow (what a failover,
 // a pooler restart or an operator's pg_terminate_backend does). The pools must drop the dead
@@ -22,14 +21,6 @@ describe('database connections of the apps terminated repeatedly under load', ()
     await h?.close();
     await stack?.stop();
   });
-
-  const stillRunning = (apps: RunningApp[]) => {
-    for (const a of apps) {
-      if (a.child.exitCode !== null || a.child.signalCode !== null) {
-        throw new Error(`${a.name} exited (${a.child.exitCode ?? a.child.signalCode}); see ${a.logFile}`);
-      }
-    }
-  };
 
   it('no app exits, and every decision ends with exactly one final journal entry', async () => {
     const env = { PGAPPNAME: APP_NAME };

@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { Harness } from './support/harness';
-import type { RunningApp } from './support/services';
-import { Stack } from './support/stack';
+import { Stack, stillRunning } from './support/stack';
 
 // PostgreSQL 15 is the machine's only cluster and other suites use it: this spec restarts it
 // exactly once, briefly, and the finally block makes sure it is running again whatever happens.
@@ -32,14 +31,6 @@ describe('PostgreSQL restarted once under load', () => {
     await h?.close();
     await stack?.stop();
   });
-
-  const stillRunning = (apps: RunningApp[]) => {
-    for (const a of apps) {
-      if (a.child.exitCode !== null || a.child.signalCode !== null) {
-        throw new Error(`${a.name} exited (${a.child.exitCode ?? a.child.signalCode}); see ${a.logFile}`);
-      }
-    }
-  };
 
   it('no app exits, and every decision ends with exactly one final journal entry', async () => {
     const apps = [

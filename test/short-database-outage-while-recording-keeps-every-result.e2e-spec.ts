@@ -1,7 +1,6 @@
 import { Client } from 'pg';
 import { Harness } from './support/harness';
-import type { RunningApp } from './support/services';
-import { Stack } from './support/stack';
+import { Stack, stillRunning } from './support/stack';
 
 // A database outage of a few seconds while the dispatcher is starting bodies and recording their
 // results. The effects that happened must keep their results: recording waits the outage out
@@ -21,11 +20,6 @@ describe('a short database outage while results are being recorded', () => {
     await h?.close();
     await stack?.stop();
   });
-
-  const stillRunning = (apps: RunningApp[]) => {
-    const gone = apps.find((a) => a.child.exitCode !== null || a.child.signalCode !== null);
-    if (gone) throw new Error(`${gone.name} exited (${gone.child.exitCode ?? gone.child.signalCode}); see ${gone.logFile}`);
-  };
 
   it('ends every decision once, none audit-incomplete and none unknown, and no app exits', async () => {
     const env = { PGAPPNAME: APP_NAME, TOOL_CONCURRENCY: '4' };

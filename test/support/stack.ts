@@ -64,3 +64,9 @@ export async function metric(app: RunningApp, name: string): Promise<number> {
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));
   return line ? Number(line.split(' ')[1]) : 0;
 }
+
+/** Throws, naming the app and its log, if any of these processes has ended. */
+export function stillRunning(apps: RunningApp[]): void {
+  const gone = apps.find((a) => a.child.exitCode !== null || a.child.signalCode !== null);
+  if (gone) throw new Error(`${gone.name} exited (${gone.child.exitCode ?? gone.child.signalCode}); see ${gone.logFile}`);
+}

@@ -34,6 +34,8 @@ describe('a dispatcher killed in the middle of a slice', () => {
     const dying = await stack.start('dispatcher', 'dispatcher-dying', {
       faults: { dispatcherCrashInsideTool: [{ decisionIdPrefix: 'crash:' }] },
       env: RECOVERY,
+      // The intents are already waiting: it may reach the crash before it would report ready.
+      waitReady: false,
     });
     expect(await exited(dying)).toBe('SIGKILL');
 

@@ -19,6 +19,18 @@ build() {
   npm run --silent build
 }
 
+# Debian packages some specs drive (kcat for the shell producer, chromium for the browser specs):
+# installed once, in one apt-get call, only when missing. Usage: ensure_debian_packages CMD:PKG...
+ensure_debian_packages() {
+  local missing=() pair
+  for pair in "$@"; do command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}"); done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  step "installing Debian packages: ${missing[*]}"
+  local sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  $sudo apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
 ensure_postgres() {
   if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
     if command -v pg_ctlcluster >/dev/null && [[ -d /etc/postgresql ]]; then

@@ -10,6 +10,7 @@ build
 step "lint (max-lines-per-function 60)"
 npm run --silent lint
 ensure_postgres
+ensure_debian_packages kcat:kcat chromium:chromium
 start_kafka
 step "running the tests"
 mkdir -p .data

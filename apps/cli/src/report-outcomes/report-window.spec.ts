@@ -12,11 +12,12 @@ describe('report window', () => {
     ['2w', { agoMs: 14 * 24 * HOUR }],
     ['now', { agoMs: 0 }],
     ['2026-11-30', { at: new Date('2026-11-30T00:00:00.000Z') }],
+    ['2028-02-29', { at: new Date('2028-02-29T00:00:00.000Z') }],
     ['2026-11-30T10:30:00Z', { at: new Date('2026-11-30T10:30:00.000Z') }],
     ['2026-11-30T10:30+02:00', { at: new Date('2026-11-30T08:30:00.000Z') }],
   ])('reads %s', (raw, want) => expect(parseTimePoint(raw)).toEqual(want));
 
-  it.each(['', '1', 'h', '0h', '-1h', '1.5h', '1y', 'yesterday', '2026-11-30T10:30', '2026-13-45', '30/11/2026'])('refuses %p', (raw) =>
+  it.each(['', '1', 'h', '0h', '-1h', '1.5h', '1y', 'yesterday', '2026-11-30T10:30', '2026-13-45', '2026-02-30', '2026-02-29T10:00Z', '30/11/2026'])('refuses %p', (raw) =>
     expect(parseTimePoint(raw)).toBeNull(),
   );
 

@@ -27,9 +27,16 @@ export function parseTimePoint(raw: string): TimePoint | null {
   if (text === 'now') return { agoMs: 0 };
   const relative = /^([1-9][0-9]{0,8})([smhdw])$/.exec(text);
   if (relative) return { agoMs: Number(relative[1]) * UNIT_MS[relative[2]] };
-  if (!ISO.test(text)) return null;
+  if (!ISO.test(text) || !isCalendarDate(text.slice(0, 10))) return null;
   const at = Date.parse(text);
   return Number.isNaN(at) ? null : { at: new Date(at) };
+}
+
+// Date.parse rolls 2026-02-30 over to March 2; a typo should be refused, not moved.
+function isCalendarDate(ymd: string): boolean {
+  const [y, m, d] = ymd.split('-').map(Number);
+  const day = new Date(Date.UTC(y, m - 1, d));
+  return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
 }
 
 const resolve = (p: TimePoint, now: Date) => ('at' in p ? p.at : new Date(now.getTime() - p.agoMs));

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { EffectBoundary } from '@arvis/contracts';
+import { parseTimePoint, type TimePoint } from './report-outcomes/report-window';
 
 export const USAGE = `Usage: npm run cli -- <command> [options] [--json]
 
@@ -11,6 +12,10 @@ Commands:
   verify            walk the whole journal: hash chain, head, capability/result/decision bijections
   outbox --quarantined
                     outbox rows the relay set aside because the broker refused them as too large
+  report [--since T] [--until T] [--html FILE]
+                    outcomes by tool, tenant, reason code and effect boundary, with latency per tool;
+                    T is ISO 8601 (zone required with a time) or a span back from now (90s, 15m, 1h, 7d);
+                    default the last 24 h; --html also writes one self-contained page with charts
 
 Options:
   --json            one JSON document on stdout (tail: one JSON line per entry)
@@ -36,7 +41,8 @@ export type Command =
   | { name: 'run'; runId: string }
   | { name: 'replay'; runId: string }
   | { name: 'verify' }
-  | { name: 'outbox'; quarantined: true };
+  | { name: 'outbox'; quarantined: true }
+  | { name: 'report'; since?: TimePoint; until?: TimePoint; htmlFile?: string };
 
 export interface CommandLine {
   command: Command;
@@ -53,9 +59,13 @@ const OPTIONS = {
   'from-beginning': { type: 'boolean' },
   limit: { type: 'string' },
   quarantined: { type: 'boolean' },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  html: { type: 'string' },
 } as const;
 
 const TAIL_ONLY = ['tenant', 'tool', 'boundary', 'run', 'from-beginning', 'limit'] as const;
+const REPORT_ONLY = ['since', 'until', 'html'] as const;
 
 /** Parses argv (without node and the script); throws UsageError with a message for the user. */
 export function parseCommandLine(argv: string[]): CommandLine {
@@ -74,6 +84,8 @@ export function parseCommandLine(argv: string[]): CommandLine {
     const misplaced = TAIL_ONLY.filter((o) => values[o] !== undefined);
     if (misplaced.length > 0) throw new UsageError(`--${misplaced[0]} applies to tail only`);
   }
+  const notForReport = name === 'report' ? [] : REPORT_ONLY.filter((o) => values[o] !== undefined);
+  if (notForReport.length > 0) throw new UsageError(`--${notForReport[0]} applies to report only`);
   if (name !== 'outbox' && values.quarantined !== undefined) throw new UsageError('--quarantined applies to outbox only');
   const noMore = () => {
     if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
@@ -99,6 +111,9 @@ export function parseCommandLine(argv: string[]): CommandLine {
       // The only listing so far; the flag keeps room for others without changing this one.
       if (values.quarantined !== true) throw new UsageError('outbox needs --quarantined');
       return { command: { name, quarantined: true }, json };
+    case 'report':
+      noMore();
+      return { command: reportCommand(values), json };
     default:
       throw new UsageError(`unknown command: ${name}`);
   }
@@ -121,4 +136,16 @@ function limitOf(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   if (!/^[1-9][0-9]*$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new UsageError('--limit must be a positive integer');
   return Number(raw);
+}
+
+function reportCommand(values: { since?: string; until?: string; html?: string }): Extract<Command, { name: 'report' }> {
+  const point = (option: 'since' | 'until'): TimePoint | undefined => {
+    const raw = values[option];
+    if (raw === undefined) return undefined;
+    const p = parseTimePoint(raw);
+    if (!p) throw new UsageError(`--${option} must be an ISO 8601 date or date-time with zone, a span such as 15m, 1h or 7d, or now`);
+    return p;
+  };
+  if (values.html !== undefined && values.html.trim() === '') throw new UsageError('--html needs a file name');
+  return { name: 'report', since: point('since'), until: point('until'), ...(values.html !== undefined ? { htmlFile: values.html } : {}) };
 }

@@ -1,9 +1,13 @@
+import { writeFileSync } from 'node:fs';
 import { Pool } from 'pg';
 import { ConfigError } from '@arvis/config';
 import { loadCliConfig, type CliConfig } from './cli.config';
 import { parseCommandLine, UsageError, USAGE, type Command } from './cli-args';
 import { createPrinter, type Printer } from './output';
 import { ListQuarantinedService, renderQuarantined } from './list-quarantined/list-quarantined.service';
+import { renderReportHtml } from './report-outcomes/render-html';
+import { renderReportText } from './report-outcomes/render-text';
+import { ReportOutcomesService } from './report-outcomes/report-outcomes.service';
 import { renderReplay, ReplayRunService } from './replay-run/replay-run.service';
 import { renderRun, ShowRunService } from './show-run/show-run.service';
 import { TailJournalService } from './tail-journal/tail-journal.service';
@@ -33,6 +37,22 @@ async function withPool<T>(config: CliConfig, use: (db: Pool) => Promise<T>): Pr
   } finally {
     await db.end();
   }
+}
+
+/** Tables on stdout (or JSON), and with --html one page written to the named file. */
+async function reportOutcomes(db: Pool, command: Extract<Command, { name: 'report' }>, out: Printer): Promise<number> {
+  const report = await new ReportOutcomesService(db).report(command.since, command.until);
+  if ('problem' in report) {
+    out.error(report.problem);
+    return EXIT.usage;
+  }
+  if (command.htmlFile !== undefined) {
+    writeFileSync(command.htmlFile, renderReportHtml(report));
+    out.error(`report page written to ${command.htmlFile}`);
+  }
+  if (out.json) out.jsonLine(report);
+  else renderReportText(report).forEach((l) => out.line(l));
+  return EXIT.ok;
 }
 
 async function execute(command: Exclude<Command, { name: 'help' }>, config: CliConfig, out: Printer): Promise<number> {
@@ -83,6 +103,8 @@ async function execute(command: Exclude<Command, { name: 'help' }>, config: CliC
         print({ quarantined: rows }, () => renderQuarantined(rows));
         return EXIT.ok;
       });
+    case 'report':
+      return withPool(config, (db) => reportOutcomes(db, command, out));
   }
 }
 

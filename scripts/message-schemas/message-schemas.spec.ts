@@ -6,9 +6,7 @@ import {
   buildDlqRecord,
   DlqRecordSchema,
   IntentMessageSchema,
-  InternalRetryDecisionSchema,
   JournalEntrySchema,
-  retryDecisionId,
 } from '@arvis/contracts';
 import { generateEd25519KeyPair } from '@arvis/crypto';
 import { mintIdentityToken } from '@arvis/decision-client';
@@ -56,16 +54,12 @@ describe('schemas/ (JSON Schema 2020-12 of every message)', () => {
       }
     });
 
-    it('accepts a retry decision, an intent, a journal entry and a DLQ record as the services write them', () => {
-      const retry = InternalRetryDecisionSchema.parse({
-        specVersion: 1, decisionId: retryDecisionId('d-1', 1), runId: 'run-1', causalId: 'c-1:retry:1', tool: 'flaky.record',
-        payload: {}, riskScore: 0.1, identity: 'a.b.c', retry: { attempt: 1, chainId: 'd-1', parentCausalId: 'c-1' },
-      });
+    it('accepts an intent (with retry), a journal entry and a DLQ record as the services write them', () => {
       const receipt = { receiptId: 'r-1', runId: 'run-1', causalId: 'c-1', intentSha256: h('1'), durablePosition: '42', storeFingerprint: h('2'), committedAt: '2026-11-30T14:05:09.123Z' };
       const intent = IntentMessageSchema.parse({
         specVersion: 1, intentId: 'i-1', capabilityId: 'cap-1', decisionId: 'd-1', runId: 'run-1', causalId: 'c-1', tenant: 'acme', tool: 'notes.append',
         intentCommitment: h('1'), payloadSha256: h('3'), effectContextCommitment: h('4'), idempotencyKey: `idem:${h('5')}`, catalogFingerprint: h('6'),
-        receipt, signature: { keyId: 'k-1', value: 'A'.repeat(86) },
+        receipt, retry: { attempt: 1, chainId: 'd-0', parentCausalId: 'c-0' }, signature: { keyId: 'k-1', value: 'A'.repeat(86) },
       });
       const entry = JournalEntrySchema.parse({
         specVersion: 1, kind: 'tool_result', decisionId: 'd-1', runId: 'run-1', causalId: 'c-1', tenant: 'acme', principal: 'alice', tool: 'notes.append',
@@ -74,7 +68,6 @@ describe('schemas/ (JSON Schema 2020-12 of every message)', () => {
       });
       const dlq = buildDlqRecord({ sourceTopic: 'arvis.decisions', partition: 3, offset: 9n, reasonCode: 'malformed_message', detail: 'not JSON', raw: Buffer.from('{'), receivedAt: new Date(), maxRawBytes: 1024 });
       expect(DlqRecordSchema.safeParse(dlq).success).toBe(true);
-      expect(validate('retry-decision.schema.json', retry)).toBe('valid');
       expect(validate('intent-message.schema.json', intent)).toBe('valid');
       expect(validate('journal-entry.schema.json', entry)).toBe('valid');
       expect(validate('dlq-record.schema.json', dlq)).toBe('valid');
@@ -82,7 +75,6 @@ describe('schemas/ (JSON Schema 2020-12 of every message)', () => {
       expect(validate('intent-message.schema.json', { ...intent, payloadSha256: 'ABC' })).toMatch(/payloadSha256/);
       expect(validate('journal-entry.schema.json', { ...entry, journalSeq: 7 })).toMatch(/journalSeq/);
       expect(validate('dlq-record.schema.json', { ...dlq, reasonCode: 'made_up' })).toMatch(/reasonCode/);
-      expect(validate('retry-decision.schema.json', { ...retry, retry: undefined })).toMatch(/retry/);
     });
   });
 });

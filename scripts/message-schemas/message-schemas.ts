@@ -5,7 +5,6 @@ import {
   ActionDecisionSchema,
   DlqRecordSchema,
   IntentMessageSchema,
-  InternalRetryDecisionSchema,
   JournalEntrySchema,
   SYSTEM_ID_PREFIX,
 } from '@arvis/contracts';
@@ -51,13 +50,6 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
       s.properties!.decisionId.not = { pattern: `^${SYSTEM_ID_PREFIX.replace('.', '\\.')}` };
     },
     notExpressed: 'Not expressed here: integers above 2^53-1 anywhere in the message, duplicate keys and lone surrogates are refused (malformed_message).',
-  },
-  {
-    file: 'retry-decision.schema.json',
-    title: 'RetryDecision',
-    description: 'A decision the system itself writes to the decisions topic to retry a failed effect. Never accepted from outside.',
-    schema: InternalRetryDecisionSchema,
-    io: 'output',
   },
   {
     file: 'intent-message.schema.json',

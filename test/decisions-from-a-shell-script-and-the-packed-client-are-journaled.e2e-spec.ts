@@ -22,6 +22,13 @@ describe('producers in other languages: a shell script and the packed client', (
   let dir: string;
   let partitions: PartitionMetadata[];
   const murmur2 = Partitioners.DefaultPartitioner();
+  const scriptEnv = () => ({
+    PATH: process.env.PATH,
+    KAFKA_BROKERS: h.env.brokers.join(','),
+    ARVIS_TOPIC_PREFIX: h.env.topicPrefix,
+    ISSUER: h.env.issuer.issuer,
+    ISSUER_KEY_FILE: join(dir, 'issuer.pem'),
+  });
   const kafkajsPartition = (key: string) => murmur2({ topic: h.topics.decisions, partitionMetadata: partitions, message: { key, value: null } });
 
   beforeAll(async () => {
@@ -47,11 +54,7 @@ describe('producers in other languages: a shell script and the packed client', (
     const decisionId = `${runId}:d1`;
     const { stdout } = await run('bash', [SCRIPT], {
       env: {
-        PATH: process.env.PATH,
-        KAFKA_BROKERS: h.env.brokers.join(','),
-        ARVIS_TOPIC_PREFIX: h.env.topicPrefix,
-        ISSUER: h.env.issuer.issuer,
-        ISSUER_KEY_FILE: join(dir, 'issuer.pem'),
+        ...scriptEnv(),
         RUN_ID: runId,
         DECISION_ID: decisionId,
         PAYLOAD_JSON: '{"text":"from bash, \\"quoted\\""}',
@@ -67,6 +70,17 @@ describe('producers in other languages: a shell script and the packed client', (
     // A real journal message satisfies the published JSON Schema and the zod contract alike.
     expect(journalSchema(entry) ? 'valid' : journalSchema.errors).toBe('valid');
     expect(JournalEntrySchema.safeParse(entry).success).toBe(true);
+  });
+
+  it('send-decision.sh signed by a key the authorizer does not trust: dead-lettered identity_invalid, exit 2', async () => {
+    execFileSync('openssl', ['genpkey', '-algorithm', 'ed25519', '-out', join(dir, 'stranger.pem')]);
+    const runId = `shell-stranger-${Date.now()}`;
+    const failed = await run('bash', [SCRIPT], {
+      env: { ...scriptEnv(), ISSUER_KEY_FILE: join(dir, 'stranger.pem'), RUN_ID: runId, WAIT_S: '3' },
+    }).catch((e: { code: number; stdout: string }) => e);
+    expect('code' in failed ? failed.code : 0).toBe(2);
+    const record = JSON.parse(failed.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+    expect(record).toMatchObject({ reasonCode: 'identity_invalid', decisionId: `${runId}:d1`, sourceTopic: h.topics.decisions });
   });
 
   it('the npm-packed @arvis/decision-client installs in an empty folder and sends a decision that is journaled', async () => {

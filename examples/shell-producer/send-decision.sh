@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sends one decision to the ARVIS effect path from a shell, with no Node.js: bash, openssl (3.0+)
-# and kcat only. It signs its own identity token (EdDSA, Ed25519), produces the decision keyed by its
+# Sends one decision to the ARVIS effect path from a shell, with no Node.js: bash (4.4+), openssl
+# (3.0+), kcat and coreutils' timeout only. It signs its own identity token (EdDSA, Ed25519), produces the decision keyed by its
 # runId with the murmur2 partitioner (as the services and the Java client do), then waits, bounded,
 # for the decision's final journal entry and prints it. Exit codes: 0 the final entry arrived (whatever
 # its outcome), 1 usage or a tool failed, 2 the decision was dead-lettered, 3 timed out.
@@ -16,7 +16,7 @@
 set -euo pipefail
 
 die() { echo "send-decision: $*" >&2; exit 1; }
-for tool in openssl kcat; do command -v "$tool" >/dev/null || die "$tool is required"; done
+for tool in openssl kcat timeout; do command -v "$tool" >/dev/null || die "$tool is required"; done
 
 BROKERS=${KAFKA_BROKERS:-127.0.0.1:9092}
 PREFIX=${ARVIS_TOPIC_PREFIX:-}
@@ -29,14 +29,18 @@ DECISION_ID=${DECISION_ID:-$RUN_ID:d1}
 PAYLOAD_JSON=${PAYLOAD_JSON:-'{"text":"hello from bash"}'}
 [[ $PAYLOAD_JSON == \{*\} ]] || die "PAYLOAD_JSON must be a JSON object"
 
-# A JSON string literal. Identifiers may not hold control characters at all, so those are refused
-# here rather than escaped.
+PRINCIPAL=${PRINCIPAL:-alice} TENANT=${TENANT:-acme} SERVICE_ID=${SERVICE_ID:-shell-producer}
+SESSION_ID=${SESSION_ID:-} CAUSAL_ID=${CAUSAL_ID:-c1} TOOL=${TOOL:-notes.append}
+# Identifiers may not hold control characters at all (the contract refuses them), so they are
+# refused here, in this shell, rather than escaped.
+for name in ISSUER PRINCIPAL TENANT SERVICE_ID SESSION_ID RUN_ID DECISION_ID CAUSAL_ID TOOL; do
+  [[ ${!name} != *[$'\x01'-$'\x1f']* ]] || die "$name holds a control character"
+done
+
+# A JSON string literal: backslash and double quote escaped (control characters refused above).
 json_str() {
-  local s=$1
-  [[ $s == *[$'\x01'-$'\x1f']* ]] && die "control character in ${s@Q}"
-  s=${s//\\/\\\\}
-  s=${s//\"/\\\"}
-  printf '"%s"' "$s"
+  local s=${1//\\/\\\\}
+  printf '"%s"' "${s//\"/\\\"}"
 }
 b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
 
@@ -47,8 +51,8 @@ trap 'rm -rf "$tmp"; if [[ -n ${reader:-} ]]; then kill "$reader" 2>/dev/null ||
 now=$(date +%s)
 header=$(printf '{"alg":"EdDSA","typ":"JWT"}' | b64url)
 claims=$(printf '{"iss":%s,"sub":%s,"tenant":%s,"azp":%s,"acr":"mfa","roles":[],"iat":%d,"exp":%d%s}' \
-  "$(json_str "$ISSUER")" "$(json_str "${PRINCIPAL:-alice}")" "$(json_str "${TENANT:-acme}")" \
-  "$(json_str "${SERVICE_ID:-shell-producer}")" "$now" "$((now + ${TOKEN_TTL_S:-300}))" \
+  "$(json_str "$ISSUER")" "$(json_str "$PRINCIPAL")" "$(json_str "$TENANT")" \
+  "$(json_str "$SERVICE_ID")" "$now" "$((now + ${TOKEN_TTL_S:-300}))" \
   "${SESSION_ID:+,\"sid\":$(json_str "$SESSION_ID")}" | b64url)
 printf '%s.%s' "$header" "$claims" > "$tmp/signing-input"
 openssl pkeyutl -sign -inkey "$ISSUER_KEY_FILE" -rawin -in "$tmp/signing-input" -out "$tmp/signature" \
@@ -56,7 +60,7 @@ openssl pkeyutl -sign -inkey "$ISSUER_KEY_FILE" -rawin -in "$tmp/signing-input" 
 token="$header.$claims.$(b64url < "$tmp/signature")"
 
 decision=$(printf '{"specVersion":1,"decisionId":%s,"runId":%s,"causalId":%s,"tool":%s,"payload":%s,"riskScore":%s,"identity":"%s"}' \
-  "$(json_str "$DECISION_ID")" "$(json_str "$RUN_ID")" "$(json_str "${CAUSAL_ID:-c1}")" "$(json_str "${TOOL:-notes.append}")" \
+  "$(json_str "$DECISION_ID")" "$(json_str "$RUN_ID")" "$(json_str "$CAUSAL_ID")" "$(json_str "$TOOL")" \
   "$PAYLOAD_JSON" "${RISK_SCORE:-0.1}" "$token")
 
 # Keyed by runId; murmur2 so that this run's decisions land where the services' own producers put

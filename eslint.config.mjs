@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
 
 export default defineConfig(
   {
-    ignores: ['dist/**', 'node_modules/**', '.data/**', 'libs/persistence/src/generated/**', '**/*.spec.ts', '**/*.e2e-spec.ts'],
+    ignores: ['dist/**', 'libs/*/dist/**', 'node_modules/**', '.data/**', 'libs/persistence/src/generated/**', '**/*.spec.ts', '**/*.e2e-spec.ts'],
   },
   {
     files: ['apps/**/*.ts', 'libs/**/*.ts', 'scripts/**/*.ts', 'test/support/**/*.ts'],

@@ -7,6 +7,9 @@ trap stop_kafka_if_started EXIT
 
 install_deps
 build
+step "packing @arvis/decision-client (npm pack into .data/packages)"
+mkdir -p "$ROOT/.data/packages"
+(cd "$ROOT/libs/decision-client" && npm pack --silent --pack-destination "$ROOT/.data/packages" >/dev/null)
 step "lint (max-lines-per-function 60)"
 npm run --silent lint
 ensure_postgres

@@ -1,5 +1,15 @@
 import { SPEC_VERSION, type DlqRecord, type JournalEntry, type Topics } from '@arvis/contracts';
-import { createKafka, createProducer, type Consumer, type Kafka, type Producer } from '@arvis/kafka';
+// kafkajs directly, not @arvis/kafka: this lib is also published on its own (@arvis/decision-client),
+// and @arvis/kafka brings NestJS. The settings match libs/kafka: murmur2, as the services use.
+import { Kafka, logLevel, Partitioners, type Consumer, type Producer } from 'kafkajs';
+
+function createKafka(settings: { brokers: string[]; clientId: string }): Kafka {
+  return new Kafka({ ...settings, logLevel: logLevel.WARN, retry: { initialRetryTime: 200, retries: 8, maxRetryTime: 5000 }, connectionTimeout: 3000 });
+}
+
+function createProducer(kafka: Kafka): Producer {
+  return kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+}
 
 export interface DecisionInput {
   decisionId: string;

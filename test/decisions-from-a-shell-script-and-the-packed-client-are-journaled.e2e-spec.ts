@@ -1,0 +1,117 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { crc32 } from 'node:zlib';
+import Ajv2020 from 'ajv/dist/2020';
+import { Partitioners, type PartitionMetadata } from 'kafkajs';
+import { JournalEntrySchema } from '@arvis/contracts';
+import { createKafka } from '@arvis/kafka';
+import { sharedEnvironment } from './support/environment';
+import { Harness } from './support/harness';
+import { DATA, ROOT } from './support/services';
+
+const run = promisify(execFile);
+const SCRIPT = join(ROOT, 'examples', 'shell-producer', 'send-decision.sh');
+const TARBALL = join(DATA, 'packages', 'arvis-decision-client-0.1.0.tgz');
+const journalSchema = new Ajv2020({ strict: true }).compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'journal-entry.schema.json'), 'utf8')));
+
+describe('producers in other languages: a shell script and the packed client', () => {
+  let h: Harness;
+  let dir: string;
+  let partitions: PartitionMetadata[];
+  const murmur2 = Partitioners.DefaultPartitioner();
+  const scriptEnv = () => ({
+    PATH: process.env.PATH,
+    KAFKA_BROKERS: h.env.brokers.join(','),
+    ARVIS_TOPIC_PREFIX: h.env.topicPrefix,
+    ISSUER: h.env.issuer.issuer,
+    ISSUER_KEY_FILE: join(dir, 'issuer.pem'),
+  });
+  const kafkajsPartition = (key: string) => murmur2({ topic: h.topics.decisions, partitionMetadata: partitions, message: { key, value: null } });
+
+  beforeAll(async () => {
+    h = new Harness(sharedEnvironment());
+    dir = mkdtempSync(join(tmpdir(), 'arvis-producers-'));
+    writeFileSync(join(dir, 'issuer.pem'), h.env.issuer.privateKeyPem, { mode: 0o600 });
+    const admin = createKafka({ brokers: h.env.brokers, clientId: 'arvis-test-admin' }).admin();
+    await admin.connect();
+    partitions = (await admin.fetchTopicMetadata({ topics: [h.topics.decisions] })).topics[0].partitions;
+    await admin.disconnect();
+  });
+  afterAll(async () => {
+    await h.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a decision sent by send-decision.sh (openssl JWT, kcat) is journaled, on the partition kafkajs picks for its runId', async () => {
+    // A runId on which librdkafka's default (CRC32) and murmur2 disagree, so a producer that forgot
+    // partitioner=murmur2_random would be caught.
+    const runId = Array.from({ length: 50 }, (_, i) => `shell-run-${Date.now()}-${i}`).find(
+      (k) => crc32(Buffer.from(k)) % partitions.length !== kafkajsPartition(k),
+    )!;
+    const decisionId = `${runId}:d1`;
+    const { stdout } = await run('bash', [SCRIPT], {
+      env: {
+        ...scriptEnv(),
+        RUN_ID: runId,
+        DECISION_ID: decisionId,
+        PAYLOAD_JSON: '{"text":"from bash, \\"quoted\\""}',
+        WAIT_S: '60',
+      },
+    });
+    const [delivered, entryLine] = stdout.trim().split('\n');
+    expect(delivered).toMatch(/^delivered partition=\d+ offset=\d+$/);
+    expect(Number(/partition=(\d+)/.exec(delivered)![1])).toBe(kafkajsPartition(runId));
+
+    const entry = JSON.parse(entryLine) as Record<string, unknown>;
+    expect(entry).toMatchObject({ decisionId, runId, kind: 'tool_result', success: true, effectBoundary: 'effect_completed', principal: 'alice', tenant: 'acme' });
+    // A real journal message satisfies the published JSON Schema and the zod contract alike.
+    expect(journalSchema(entry) ? 'valid' : journalSchema.errors).toBe('valid');
+    expect(JournalEntrySchema.safeParse(entry).success).toBe(true);
+  });
+
+  it('send-decision.sh signed by a key the authorizer does not trust: dead-lettered identity_invalid, exit 2', async () => {
+    execFileSync('openssl', ['genpkey', '-algorithm', 'ed25519', '-out', join(dir, 'stranger.pem')]);
+    const runId = `shell-stranger-${Date.now()}`;
+    const failed = await run('bash', [SCRIPT], {
+      env: { ...scriptEnv(), ISSUER_KEY_FILE: join(dir, 'stranger.pem'), RUN_ID: runId, WAIT_S: '3' },
+    }).catch((e: { code: number; stdout: string }) => e);
+    expect('code' in failed ? failed.code : 0).toBe(2);
+    const record = JSON.parse(failed.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+    expect(record).toMatchObject({ reasonCode: 'identity_invalid', decisionId: `${runId}:d1`, sourceTopic: h.topics.decisions });
+  });
+
+  it('the npm-packed @arvis/decision-client installs in an empty folder and sends a decision that is journaled', async () => {
+    if (!existsSync(TARBALL)) {
+      execFileSync('npm', ['pack', '--silent', '--pack-destination', join(DATA, 'packages')], { cwd: join(ROOT, 'libs', 'decision-client') });
+    }
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer-of-the-tarball', private: true }));
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', TARBALL], { cwd: dir });
+    const runId = `packed-run-${Date.now()}`;
+    writeFileSync(
+      join(dir, 'send.js'),
+      `const c = require('@arvis/decision-client');
+       (async () => {
+         const [brokers, prefix, issuer, runId] = process.argv.slice(2);
+         const topics = c.prefixedTopics(prefix);
+         const identity = await c.mintIdentityToken({ issuer, privateKeyPem: require('fs').readFileSync('issuer.pem', 'utf8') },
+           { principal: 'bob', tenant: 'acme', serviceId: 'packed-client' });
+         const watcher = new c.JournalWatcher([brokers], topics);
+         await watcher.start();
+         const client = new c.DecisionClient([brokers], topics);
+         const d = { decisionId: runId + ':d1', runId, causalId: 'c1', tool: 'notes.append', payload: { text: 'from the tarball' }, riskScore: 0.1, identity };
+         await client.send([d]);
+         await watcher.waitFor(() => watcher.finalEntriesFor([d.decisionId]).size === 1, 60000);
+         console.log(JSON.stringify(watcher.finalEntriesFor([d.decisionId]).get(d.decisionId) ?? null));
+         await client.close();
+         await watcher.stop();
+       })().catch((e) => { console.error(e); process.exit(1); });`,
+    );
+    // Run from the folder with no other node_modules: only what the tarball brought.
+    const { stdout } = await run('node', ['send.js', h.env.brokers[0], h.env.topicPrefix, h.env.issuer.issuer, runId], { cwd: dir, env: { PATH: process.env.PATH } });
+    const entries = JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown>[];
+    expect(entries).toEqual([expect.objectContaining({ decisionId: `${runId}:d1`, kind: 'tool_result', success: true, principal: 'bob' })]);
+  });
+});

@@ -110,6 +110,10 @@ function report(watcher: JournalWatcher, runId: string, all: string[], forged: s
   const completed = [...finals.values()].filter((es) => es[0].success).length;
   console.log(`[demo] ${finals.size}/${all.length} decisions have a final journal entry (${completed} completed, ${finals.size - completed} refused or failed)`);
   console.log(`[demo] ${watcher.deadLettersFor(forged).size}/${forged.length} forged decision(s) dead-lettered as identity_invalid`);
+  // Checkpoints share the journal topic with the entries; the watcher keeps them apart.
+  const last = watcher.checkpoints[watcher.checkpoints.length - 1];
+  const latest = last ? ` (latest ${last.chain}@${last.seq}, key ${last.signature.keyId}); check them with \`npm run cli -- verify --from-topic\`` : '';
+  console.log(`[demo] ${watcher.checkpoints.length} signed journal checkpoint(s) seen${latest}`);
 }
 
 main().catch((e: Error) => {

@@ -44,15 +44,15 @@ export async function compareWithDatabase(db: Pool, topic: TopicChainSummary | u
         walker.push(row);
         const seq = BigInt(row.journal_seq);
         if (row.chain !== MAIN_JOURNAL_CHAIN || !topic) continue;
-        const signed = topic.signed.get(seq);
-        if (signed) {
-          checkpointsCompared++;
-          if (signed.checkpoint.hash !== row.hash) add({ kind: 'checkpoint_mismatch', journalSeq: row.journal_seq, message: `journal_seq ${seq}: the database's hash differs from checkpoint ${signed.checkpoint.chain}@${seq} signed by ${signed.checkpoint.signature.keyId}` });
-        }
         const copy = topic.hashes.get(seq);
         if (copy !== undefined) {
           topicCopiesCompared++;
           if (copy !== row.hash) add({ kind: 'differs_from_topic', journalSeq: row.journal_seq, message: `journal_seq ${seq}: the database's row differs from the topic's copy${signedNote(topic, seq)} (row rewritten)` });
+        }
+        const signed = topic.signed.get(seq);
+        if (signed) {
+          checkpointsCompared++;
+          if (signed.checkpoint.hash !== row.hash) add({ kind: 'checkpoint_mismatch', journalSeq: row.journal_seq, message: `journal_seq ${seq}: the database's hash differs from checkpoint ${signed.checkpoint.chain}@${seq} signed by ${signed.checkpoint.signature.keyId}` });
         }
       }
       if (rows.length < batchSize) break;

@@ -50,7 +50,7 @@ describe('checkTopicChains', () => {
   });
 
   it('names a forged copy of a seq whose hash was recomputed', () => {
-    const forged = { ...chain[2], output: { noteId: 'forged' } };
+    const forged: Entry = { ...chain[2], output: { noteId: 'forged' } };
     const { hash: _old, ...unhashed } = forged;
     const r = check([...chain, { ...unhashed, hash: chainHash(forged.prevHash as string, unhashed) }]);
     expect(r.intact).toBe(false);

@@ -21,6 +21,8 @@ async function main(): Promise<void> {
       DEMO_ISSUER_KEY: z.string().min(1),
       DEMO_DECISIONS: envInt(5, 1, 10000),
       DEMO_TIMEOUT_MS: envInt(60000, 1000),
+      /** How long to wait, after the last final entry, for a signed checkpoint covering it (0: not at all). */
+      DEMO_CHECKPOINT_WAIT_MS: envInt(0, 0),
     }),
   );
   const brokers = env.KAFKA_BROKERS.split(',');
@@ -59,6 +61,10 @@ async function main(): Promise<void> {
       watcher.deadLetters.some(ours),
     env.DEMO_TIMEOUT_MS,
   );
+  if (ok && env.DEMO_CHECKPOINT_WAIT_MS > 0) {
+    const last = Math.max(...[...watcher.entries.keys()].map(Number));
+    await watcher.waitFor(() => watcher.checkpoints.some((c) => Number(c.seq) >= last), env.DEMO_CHECKPOINT_WAIT_MS);
+  }
   await client.close();
   await watcher.stop();
   report(watcher, runId, all, forged, ours);

@@ -13,7 +13,7 @@ const TopicEnv = {
 const CheckpointKeys = envJson(
   z
     .record(z.string().min(1), z.string().min(1))
-    .refine((m) => Object.keys(m).length > 0, 'JOURNAL_CHECKPOINT_VERIFICATION_KEYS: at least one checkpoint public key is required')
+    .refine((m) => Object.keys(m).length > 0, 'at least one checkpoint public key is required ({"keyId": "publicKeyPem"})')
     .transform((m, ctx) => {
       const ring = new Map<string, ReturnType<typeof loadEd25519PublicKey>>();
       for (const [keyId, pem] of Object.entries(m)) {

@@ -21,6 +21,8 @@ async function main(): Promise<void> {
       DEMO_ISSUER_KEY: z.string().min(1),
       DEMO_DECISIONS: envInt(5, 1, 10000),
       DEMO_TIMEOUT_MS: envInt(60000, 1000),
+      /** How long to wait, after the last final entry, for a signed checkpoint covering it (0: not at all). */
+      DEMO_CHECKPOINT_WAIT_MS: envInt(0, 0),
     }),
   );
   const brokers = env.KAFKA_BROKERS.split(',');
@@ -59,6 +61,10 @@ async function main(): Promise<void> {
       watcher.deadLetters.some(ours),
     env.DEMO_TIMEOUT_MS,
   );
+  if (ok && env.DEMO_CHECKPOINT_WAIT_MS > 0) {
+    const last = Math.max(...[...watcher.entries.keys()].map(Number));
+    await watcher.waitFor(() => watcher.checkpoints.some((c) => Number(c.seq) >= last), env.DEMO_CHECKPOINT_WAIT_MS);
+  }
   await client.close();
   await watcher.stop();
   report(watcher, runId, all, forged, ours);
@@ -110,6 +116,10 @@ function report(watcher: JournalWatcher, runId: string, all: string[], forged: s
   const completed = [...finals.values()].filter((es) => es[0].success).length;
   console.log(`[demo] ${finals.size}/${all.length} decisions have a final journal entry (${completed} completed, ${finals.size - completed} refused or failed)`);
   console.log(`[demo] ${watcher.deadLettersFor(forged).size}/${forged.length} forged decision(s) dead-lettered as identity_invalid`);
+  // Checkpoints share the journal topic with the entries; the watcher keeps them apart.
+  const last = watcher.checkpoints[watcher.checkpoints.length - 1];
+  const latest = last ? ` (latest ${last.chain}@${last.seq}, key ${last.signature.keyId}); check them with \`npm run cli -- verify --from-topic\`` : '';
+  console.log(`[demo] ${watcher.checkpoints.length} signed journal checkpoint(s) seen${latest}`);
 }
 
 main().catch((e: Error) => {

@@ -27,6 +27,10 @@ step "migrating $DATABASE_URL"
 node dist/scripts/migrate.js
 node dist/scripts/create-topics.js
 local_env
+# Small so the demo's short run shows signed checkpoints on the journal topic (defaults: 1000 / 60 s).
+export JOURNAL_CHECKPOINT_EVERY_ENTRIES="${JOURNAL_CHECKPOINT_EVERY_ENTRIES:-4}"
+export JOURNAL_CHECKPOINT_EVERY_MS="${JOURNAL_CHECKPOINT_EVERY_MS:-2000}"
+export DEMO_CHECKPOINT_WAIT_MS="${DEMO_CHECKPOINT_WAIT_MS:-5000}"
 
 mkdir -p "$LOGS"
 step "starting authorizer and dispatcher (logs in $LOGS)"

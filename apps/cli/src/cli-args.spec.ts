@@ -2,7 +2,9 @@ import { parseCommandLine, UsageError } from './cli-args';
 
 describe('parseCommandLine', () => {
   it('reads every command and --json anywhere', () => {
-    expect(parseCommandLine(['verify'])).toEqual({ command: { name: 'verify' }, json: false });
+    expect(parseCommandLine(['verify'])).toEqual({ command: { name: 'verify', source: 'database' }, json: false });
+    expect(parseCommandLine(['verify', '--from-topic']).command).toEqual({ name: 'verify', source: 'topic' });
+    expect(parseCommandLine(['verify', '--against-topic']).command).toEqual({ name: 'verify', source: 'database-against-topic' });
     expect(parseCommandLine(['--json', 'run', 'r-1'])).toEqual({ command: { name: 'run', runId: 'r-1' }, json: true });
     expect(parseCommandLine(['replay', 'r-1', '--json'])).toEqual({ command: { name: 'replay', runId: 'r-1' }, json: true });
     expect(parseCommandLine(['outbox', '--quarantined'])).toEqual({ command: { name: 'outbox', quarantined: true }, json: false });
@@ -29,6 +31,8 @@ describe('parseCommandLine', () => {
     [['outbox'], /outbox needs --quarantined/],
     [['outbox', '--quarantined', 'x'], /unexpected argument/],
     [['verify', '--quarantined'], /applies to outbox only/],
+    [['verify', '--from-topic', '--against-topic'], /not both/],
+    [['tail', '--from-topic'], /apply to verify only/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(UsageError);
     expect(() => parseCommandLine(argv)).toThrow(message);

@@ -10,6 +10,11 @@ Commands:
   run <runId>       the run's decisions: final entry, pending entries, capability state
   replay <runId>    rebuild the run's results from stored material and recompute every commitment
   verify            walk the whole journal: hash chain, head, capability/result/decision bijections
+  verify --from-topic
+                    check the journal topic alone (no database): dedupe by journalSeq, recompute the
+                    chain, check every signed checkpoint with the public keys; names the first bad seq
+  verify --against-topic
+                    compare the database's chain with the signed checkpoints and entries on the topic
   outbox --quarantined
                     outbox rows the relay set aside because the broker refused them as too large
   report [--since T] [--until T] [--html FILE]
@@ -22,7 +27,9 @@ Options:
   --help            this text
 
 Exit codes: 0 ok, 1 usage or configuration error, 2 tampering or mismatch found, 3 unknown run.
-Configuration: DATABASE_URL, KAFKA_BROKERS, ARVIS_TOPIC_PREFIX (as for the services).`;
+Configuration: DATABASE_URL, KAFKA_BROKERS, ARVIS_TOPIC_PREFIX (as for the services);
+JOURNAL_CHECKPOINT_VERIFICATION_KEYS (JSON {keyId: Ed25519 public key}) for --from-topic and
+--against-topic. --from-topic reads no DATABASE_URL.`;
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -40,9 +47,12 @@ export type Command =
   | { name: 'tail'; filter: TailFilter; fromBeginning: boolean; limit?: number }
   | { name: 'run'; runId: string }
   | { name: 'replay'; runId: string }
-  | { name: 'verify' }
+  | { name: 'verify'; source: VerifySource }
   | { name: 'outbox'; quarantined: true }
   | { name: 'report'; since?: TimePoint; until?: TimePoint; htmlFile?: string };
+
+/** What verify checks: the database alone, the topic alone, or the one against the other. */
+export type VerifySource = 'database' | 'topic' | 'database-against-topic';
 
 export interface CommandLine {
   command: Command;
@@ -62,6 +72,8 @@ const OPTIONS = {
   since: { type: 'string' },
   until: { type: 'string' },
   html: { type: 'string' },
+  'from-topic': { type: 'boolean' },
+  'against-topic': { type: 'boolean' },
 } as const;
 
 const TAIL_ONLY = ['tenant', 'tool', 'boundary', 'run', 'from-beginning', 'limit'] as const;
@@ -87,6 +99,9 @@ export function parseCommandLine(argv: string[]): CommandLine {
   const notForReport = name === 'report' ? [] : REPORT_ONLY.filter((o) => values[o] !== undefined);
   if (notForReport.length > 0) throw new UsageError(`--${notForReport[0]} applies to report only`);
   if (name !== 'outbox' && values.quarantined !== undefined) throw new UsageError('--quarantined applies to outbox only');
+  if (name !== 'verify' && (values['from-topic'] !== undefined || values['against-topic'] !== undefined)) {
+    throw new UsageError('--from-topic and --against-topic apply to verify only');
+  }
   const noMore = () => {
     if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
   };
@@ -105,7 +120,8 @@ export function parseCommandLine(argv: string[]): CommandLine {
       return { command: { name, runId: runIdArg() }, json };
     case 'verify':
       noMore();
-      return { command: { name }, json };
+      if (values['from-topic'] && values['against-topic']) throw new UsageError('verify takes --from-topic or --against-topic, not both');
+      return { command: { name, source: values['from-topic'] ? 'topic' : values['against-topic'] ? 'database-against-topic' : 'database' }, json };
     case 'outbox':
       noMore();
       // The only listing so far; the flag keeps room for others without changing this one.

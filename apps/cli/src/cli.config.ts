@@ -1,20 +1,52 @@
 import { z } from 'zod';
-import { commonEnvShape, loadConfig, topicsFor } from '@arvis/config';
+import { commonEnvShape, envJson, loadConfig, topicsFor } from '@arvis/config';
+import { loadEd25519PublicKey, type VerificationKeyring } from '@arvis/crypto';
 
 // Only what the analyst CLI needs, with the services' own rules and defaults, so the CLI
 // points at the same database and topics as the services of one environment.
-const CliEnv = z.object({
-  DATABASE_URL: commonEnvShape.DATABASE_URL,
+const TopicEnv = {
   KAFKA_BROKERS: commonEnvShape.KAFKA_BROKERS,
   ARVIS_TOPIC_PREFIX: commonEnvShape.ARVIS_TOPIC_PREFIX,
-});
+};
 
-export function loadCliConfig(env?: Record<string, string | undefined>) {
-  const e = loadConfig(CliEnv, env);
+/** keyId -> Ed25519 public key of the journal checkpoints (PEM or base64 spki DER). */
+const CheckpointKeys = envJson(
+  z
+    .record(z.string().min(1), z.string().min(1))
+    .refine((m) => Object.keys(m).length > 0, 'at least one checkpoint public key is required ({"keyId": "publicKeyPem"})')
+    .transform((m, ctx) => {
+      const ring = new Map<string, ReturnType<typeof loadEd25519PublicKey>>();
+      for (const [keyId, pem] of Object.entries(m)) {
+        try {
+          ring.set(keyId, loadEd25519PublicKey(pem));
+        } catch (e) {
+          ctx.addIssue({ code: 'custom', path: [keyId], message: (e as Error).message });
+        }
+      }
+      return ring as VerificationKeyring;
+    }),
+  {},
+);
+
+/** What a command needs; --from-topic needs no database, so DATABASE_URL is not even read. */
+export interface CliNeeds {
+  database: boolean;
+  checkpointKeys: boolean;
+}
+
+export function loadCliConfig(env?: Record<string, string | undefined>, needs: CliNeeds = { database: true, checkpointKeys: false }) {
+  const schema = z.object({
+    ...TopicEnv,
+    ...(needs.database ? { DATABASE_URL: commonEnvShape.DATABASE_URL } : {}),
+    ...(needs.checkpointKeys ? { JOURNAL_CHECKPOINT_VERIFICATION_KEYS: CheckpointKeys } : {}),
+  });
+  const e = loadConfig(schema, env) as z.output<typeof schema> & { DATABASE_URL?: string; JOURNAL_CHECKPOINT_VERIFICATION_KEYS?: VerificationKeyring };
   return {
+    /** Undefined when the command runs without a database. */
     databaseUrl: e.DATABASE_URL,
     brokers: e.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
     topics: topicsFor(e.ARVIS_TOPIC_PREFIX),
+    checkpointKeys: e.JOURNAL_CHECKPOINT_VERIFICATION_KEYS ?? (new Map() as VerificationKeyring),
   };
 }
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Pool } from 'pg';
 import { ConfigError } from '@arvis/config';
-import { loadCliConfig, type CliConfig } from './cli.config';
+import { loadCliConfig, type CliConfig, type CliNeeds } from './cli.config';
 import { parseCommandLine, UsageError, USAGE, type Command } from './cli-args';
 import { createPrinter, type Printer } from './output';
 import { ListQuarantinedService, renderQuarantined } from './list-quarantined/list-quarantined.service';
@@ -12,6 +12,7 @@ import { renderReplay, ReplayRunService } from './replay-run/replay-run.service'
 import { renderRun, ShowRunService } from './show-run/show-run.service';
 import { TailJournalService } from './tail-journal/tail-journal.service';
 import { renderVerify, VerifyJournalService } from './verify-journal/verify-journal.service';
+import { renderAgainstTopic, renderTopicVerify, VerifyJournalTopicService } from './verify-journal-topic/verify-journal-topic.service';
 
 /** Exit codes: scripts tell "tampered" from "could not run" from "no such run". */
 export const EXIT = { ok: 0, usage: 1, broken: 2, unknownRun: 3 } as const;
@@ -23,6 +24,7 @@ export const EXIT = { ok: 0, usage: 1, broken: 2, unknownRun: 3 } as const;
  * this process might attempt, so read-only is enforced, not just intended.
  */
 function readOnlyPool(config: CliConfig): Pool {
+  if (config.databaseUrl === undefined) throw new Error('this command needs DATABASE_URL');
   const pool = new Pool({ connectionString: config.databaseUrl, max: 2, application_name: 'arvis-cli', options: '-c default_transaction_read_only=on' });
   // A dropped idle connection must not kill a long `tail`; the next query reports the outage.
   // (Inline, not @arvis/persistence: that would load Prisma's client, see above.)
@@ -56,7 +58,7 @@ async function reportOutcomes(db: Pool, command: Extract<Command, { name: 'repor
 }
 
 async function execute(command: Exclude<Command, { name: 'help' }>, config: CliConfig, out: Printer): Promise<number> {
-  const print = (doc: unknown, lines: () => string[]) => (out.json ? out.jsonLine(doc) : lines().forEach((l) => out.line(l)));
+  const print: Print = (doc, lines) => (out.json ? out.jsonLine(doc) : lines().forEach((l) => out.line(l)));
   switch (command.name) {
     case 'tail': {
       const stop = new AbortController();
@@ -92,11 +94,7 @@ async function execute(command: Exclude<Command, { name: 'help' }>, config: CliC
         return report.matches ? EXIT.ok : EXIT.broken;
       });
     case 'verify':
-      return withPool(config, async (db) => {
-        const report = await new VerifyJournalService(db).verify();
-        print(report, () => renderVerify(report));
-        return report.intact ? EXIT.ok : EXIT.broken;
-      });
+      return verify(command.source, config, print);
     case 'outbox':
       return withPool(config, async (db) => {
         const rows = await new ListQuarantinedService(db).list();
@@ -108,6 +106,36 @@ async function execute(command: Exclude<Command, { name: 'help' }>, config: CliC
   }
 }
 
+type Print = (doc: unknown, lines: () => string[]) => void;
+
+async function verify(source: Extract<Command, { name: 'verify' }>['source'], config: CliConfig, print: Print): Promise<number> {
+  const topic = () => new VerifyJournalTopicService(config.brokers, config.topics.journal, config.checkpointKeys);
+  if (source === 'topic') {
+    const report = await topic().fromTopic();
+    print(report, () => renderTopicVerify(report));
+    return report.intact ? EXIT.ok : EXIT.broken;
+  }
+  return withPool(config, async (db) => {
+    if (source === 'database-against-topic') {
+      const report = await topic().againstTopic(db);
+      print(report, () => renderAgainstTopic(report));
+      return report.intact ? EXIT.ok : EXIT.broken;
+    }
+    const report = await new VerifyJournalService(db).verify();
+    print(report, () => renderVerify(report));
+    return report.intact ? EXIT.ok : EXIT.broken;
+  });
+}
+
+/** What the command reads: --from-topic needs no database, the topic checks need the public keys. */
+function needsOf(command: Exclude<Command, { name: 'help' }>): CliNeeds {
+  const source = command.name === 'verify' ? command.source : undefined;
+  return {
+    database: command.name !== 'tail' && source !== 'topic',
+    checkpointKeys: source === 'topic' || source === 'database-against-topic',
+  };
+}
+
 async function main(argv: string[]): Promise<number> {
   const wantsJson = argv.includes('--json');
   try {
@@ -117,7 +145,7 @@ async function main(argv: string[]): Promise<number> {
       out.line(USAGE);
       return EXIT.ok;
     }
-    return await execute(command, loadCliConfig(), out);
+    return await execute(command, loadCliConfig(undefined, needsOf(command)), out);
   } catch (e) {
     if (e instanceof UsageError || e instanceof ConfigError) {
       createPrinter(wantsJson).error(e instanceof UsageError ? `${e.message}\n\n${USAGE}` : e.message);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { generateEd25519KeyPair } from '@arvis/crypto';
 import { commonEnvShape, commonSettings, dlqRecordBytesFor } from './common-config';
 import { ConfigError, loadConfig } from './load-config';
 
@@ -47,5 +48,26 @@ describe('relay and DLQ size settings', () => {
   it('lists every cross-field problem at once', () => {
     const issues = problems({ ARVIS_FAULTS: '{"relayCrashAfterPublish":true}', DLQ_MAX_RAW_BYTES: String(4 * 1024 * 1024) });
     expect(issues).toEqual([expect.stringMatching(/^ARVIS_FAULTS/), expect.stringMatching(/^DLQ_MAX_RAW_BYTES/)]);
+  });
+});
+
+describe('journal checkpoint settings', () => {
+  const { privateKeyPem, publicKeyPem } = generateEd25519KeyPair();
+
+  it('are off without a key, and read every entry count and interval with one', () => {
+    expect(settings({}).checkpoint).toBeNull();
+    const s = settings({ JOURNAL_CHECKPOINT_SIGNING_KEY_ID: 'j-1', JOURNAL_CHECKPOINT_SIGNING_KEY: privateKeyPem, JOURNAL_CHECKPOINT_EVERY_ENTRIES: '5' });
+    expect(s.checkpoint).toEqual({ keyId: 'j-1', privateKey: privateKeyPem, everyEntries: 5, everyMs: 60000 });
+  });
+
+  it.each([
+    ['a key id without a key', { JOURNAL_CHECKPOINT_SIGNING_KEY_ID: 'j-1' }, /set both or neither/],
+    ['a public key where the private one goes', { JOURNAL_CHECKPOINT_SIGNING_KEY_ID: 'j-1', JOURNAL_CHECKPOINT_SIGNING_KEY: publicKeyPem }, /JOURNAL_CHECKPOINT_SIGNING_KEY: /],
+  ])('refuses %s', (_name, env, message) => {
+    expect(problems(env as Record<string, string>).join('\n')).toMatch(message);
+  });
+
+  it('refuses an entry count below 1', () => {
+    expect(() => loadConfig(CommonEnv, { JOURNAL_CHECKPOINT_EVERY_ENTRIES: '0' })).toThrow(/JOURNAL_CHECKPOINT_EVERY_ENTRIES/);
   });
 });

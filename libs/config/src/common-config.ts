@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_TOPICS, type Topics } from '@arvis/contracts';
+import { loadEd25519PrivateKey } from '@arvis/crypto';
 import { ConfigError, envBool, envInt, envString } from './load-config';
 import { faultsEnv, hasFaults } from './faults';
 
@@ -50,6 +51,17 @@ export const commonEnvShape = {
   ARVIS_FAULTS: faultsEnv,
   /** Attempts at one message that keeps failing (not a transient fault) before it is isolated and dead-lettered. */
   CONSUMER_MAX_HANDLER_ATTEMPTS: envInt(5, 1, 100),
+  /**
+   * Signed journal checkpoints (ADR 0025): written by whichever process runs the active relay.
+   * Without a key no checkpoint is written; analysts get the public half.
+   */
+  JOURNAL_CHECKPOINT_SIGNING_KEY_ID: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).max(200).optional()),
+  /** Ed25519 private key (PEM or base64 pkcs8 DER). */
+  JOURNAL_CHECKPOINT_SIGNING_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
+  /** A checkpoint is due once this many entries are unsigned… */
+  JOURNAL_CHECKPOINT_EVERY_ENTRIES: envInt(1000, 1, 10_000_000),
+  /** …or once the oldest unsigned entry is this old. */
+  JOURNAL_CHECKPOINT_EVERY_MS: envInt(60000, 100),
 };
 
 export function topicsFor(prefix: string): Topics {
@@ -117,12 +129,35 @@ function crossCheck(env: CommonEnv): string[] {
         `more than RELAY_MAX_MESSAGE_BYTES (${env.RELAY_MAX_MESSAGE_BYTES})`,
     );
   }
+  issues.push(...checkpointKeyIssues(env));
   return issues;
 }
 
-type CommonEnv = {
-  [K in keyof typeof commonEnvShape]: z.output<(typeof commonEnvShape)[K]>;
-};
+function checkpointKeyIssues(env: CommonEnv): string[] {
+  const id = env.JOURNAL_CHECKPOINT_SIGNING_KEY_ID;
+  const key = env.JOURNAL_CHECKPOINT_SIGNING_KEY;
+  if (id === undefined && key === undefined) return [];
+  if (id === undefined || key === undefined) {
+    return ['JOURNAL_CHECKPOINT_SIGNING_KEY_ID and JOURNAL_CHECKPOINT_SIGNING_KEY: set both or neither'];
+  }
+  try {
+    loadEd25519PrivateKey(key);
+    return [];
+  } catch (e) {
+    return [`JOURNAL_CHECKPOINT_SIGNING_KEY: ${(e as Error).message}`];
+  }
+}
+
+export interface CheckpointSettings {
+  keyId: string;
+  /** Ed25519 private key, PEM or base64 pkcs8 DER (checked at start-up). */
+  privateKey: string;
+  everyEntries: number;
+  everyMs: number;
+}
+
+const CommonEnvSchema = z.object(commonEnvShape);
+type CommonEnv = z.output<typeof CommonEnvSchema>;
 
 export function commonSettings(env: CommonEnv, clientId: string, groupId: string) {
   const issues = crossCheck(env);
@@ -160,5 +195,17 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
       crashAfterPublish: env.ARVIS_FAULTS.relayCrashAfterPublish === true,
     } satisfies RelaySettings,
     dlq: { maxRawBytes: env.DLQ_MAX_RAW_BYTES } satisfies DlqSettings,
+    checkpoint: checkpointSettings(env),
+  };
+}
+
+/** Null when no signing key is configured: then this process writes no checkpoint. */
+function checkpointSettings(env: CommonEnv): CheckpointSettings | null {
+  if (env.JOURNAL_CHECKPOINT_SIGNING_KEY_ID === undefined || env.JOURNAL_CHECKPOINT_SIGNING_KEY === undefined) return null;
+  return {
+    keyId: env.JOURNAL_CHECKPOINT_SIGNING_KEY_ID,
+    privateKey: env.JOURNAL_CHECKPOINT_SIGNING_KEY,
+    everyEntries: env.JOURNAL_CHECKPOINT_EVERY_ENTRIES,
+    everyMs: env.JOURNAL_CHECKPOINT_EVERY_MS,
   };
 }

@@ -8,6 +8,7 @@ export {
   type DatabaseSettings,
   type RelaySettings,
   type DlqSettings,
+  type CheckpointSettings,
   dlqRecordBytesFor,
 } from './common-config';
 export { FaultsSchema, faultFor, hasFaults, type Faults } from './faults';

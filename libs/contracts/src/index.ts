@@ -7,6 +7,7 @@ export * from './retry-info';
 export * from './action-decision';
 export * from './intent-message';
 export * from './journal-entry';
+export * from './journal-checkpoint';
 export * from './dlq-record';
 export * from './parse-inbound';
 export * from './clip-text';

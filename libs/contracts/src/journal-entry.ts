@@ -11,6 +11,20 @@ export const JournalErrorSchema = z.strictObject({
 });
 export type JournalError = z.infer<typeof JournalErrorSchema>;
 
+/** The one chain today; sharded chains later get other names (docs/journal-topic.md). */
+export const MAIN_JOURNAL_CHAIN = 'main';
+
+/**
+ * The hash chain an entry belongs to. It is inside the hashed content. Entries hashed before the
+ * field existed carry no `chain` key and belong to "main": the default applies when parsing, but
+ * a hash is always recomputed from the record as stored or received, never from a parsed copy.
+ */
+export const JournalChain = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]{0,62}$/, 'a chain name is lowercase letters, digits, "_" or "-", starting with a letter')
+  .default(MAIN_JOURNAL_CHAIN);
+export type JournalChain = z.output<typeof JournalChain>;
+
 // Fields a writer supplies; the chain fields are added under the chain-head lock.
 const draftShape = {
   specVersion: z.literal(SPEC_VERSION),
@@ -98,7 +112,8 @@ export type JournalEntryDraft = z.infer<typeof JournalEntryDraftSchema>;
 export const JournalEntrySchema = z
   .strictObject({
     ...draftShape,
-    // Global, gap-free sequence; the topic copy is deduplicated by it.
+    // The chain (hashed); its gap-free sequence, by which the topic copy is deduplicated.
+    chain: JournalChain,
     journalSeq: DecimalString,
     prevHash: Sha256Hex,
     hash: Sha256Hex,

@@ -1,4 +1,12 @@
-import { SPEC_VERSION, type DlqRecord, type JournalEntry, type Topics } from '@arvis/contracts';
+import {
+  JOURNAL_CHECKPOINT_RECORD_TYPE,
+  JournalCheckpointSchema,
+  SPEC_VERSION,
+  type DlqRecord,
+  type JournalCheckpoint,
+  type JournalEntry,
+  type Topics,
+} from '@arvis/contracts';
 // kafkajs directly, not @arvis/kafka: this lib is also published on its own (@arvis/decision-client),
 // and @arvis/kafka brings NestJS. The settings match libs/kafka: murmur2, as the services use.
 import { Kafka, logLevel, Partitioners, type Consumer, type Producer } from 'kafkajs';
@@ -66,7 +74,11 @@ export class DecisionClient {
 export class JournalWatcher {
   readonly entries = new Map<string, JournalEntry>();
   readonly deadLetters: DlqRecord[] = [];
+  /** Signed checkpoints seen on the journal topic (docs/journal-topic.md), copies included. */
+  readonly checkpoints: JournalCheckpoint[] = [];
   duplicatesSeen = 0;
+  /** Journal topic messages that are neither an entry nor a checkpoint: skipped, never fatal. */
+  unreadable = 0;
   private consumer?: Consumer;
   private readonly kafka: Kafka;
 
@@ -88,21 +100,43 @@ export class JournalWatcher {
     await this.consumer.run({
       eachMessage: async ({ topic, message }) => {
         if (!message.value) return;
-        const body = JSON.parse(message.value.toString('utf8'));
         if (topic === this.topics.journal) {
-          const entry = body as JournalEntry;
-          if (this.entries.has(entry.journalSeq)) {
-            this.duplicatesSeen++;
-            return;
-          }
-          this.entries.set(entry.journalSeq, entry);
-          this.onEntry?.(entry);
+          this.onJournalRecord(message.value);
         } else {
-          this.deadLetters.push(body as DlqRecord);
+          this.deadLetters.push(JSON.parse(message.value.toString('utf8')) as DlqRecord);
         }
       },
     });
     await joined;
+  }
+
+  /** A checkpoint is kept apart (it has no journalSeq); anything unreadable is counted and skipped. */
+  private onJournalRecord(value: Buffer): void {
+    let body: unknown;
+    try {
+      body = JSON.parse(value.toString('utf8'));
+    } catch {
+      this.unreadable++;
+      return;
+    }
+    const record = body as { recordType?: unknown; journalSeq?: unknown };
+    if (record?.recordType === JOURNAL_CHECKPOINT_RECORD_TYPE) {
+      const checkpoint = JournalCheckpointSchema.safeParse(record);
+      if (checkpoint.success) this.checkpoints.push(checkpoint.data);
+      else this.unreadable++;
+      return;
+    }
+    if (record?.recordType !== undefined || typeof record?.journalSeq !== 'string') {
+      this.unreadable++;
+      return;
+    }
+    const entry = body as JournalEntry;
+    if (this.entries.has(entry.journalSeq)) {
+      this.duplicatesSeen++;
+      return;
+    }
+    this.entries.set(entry.journalSeq, entry);
+    this.onEntry?.(entry);
   }
 
   finalEntriesFor(decisionIds: Iterable<string>): Map<string, JournalEntry[]> {

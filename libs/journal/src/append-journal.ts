@@ -26,6 +26,7 @@ const JOURNAL_COLUMNS: ColumnMap<JournalRow> = {
   prev_hash: ['text', (r) => r.entry.prevHash],
   hash: ['text', (r) => r.entry.hash],
   recorded_at: ['timestamptz', (r) => new Date(r.entry.recordedAt)],
+  chain: ['text', (r) => r.entry.chain],
 };
 
 /** A draft the contract's kind table refuses: a fault in the writer, never chained. */
@@ -55,8 +56,8 @@ function stamp(drafts: readonly JournalDraft[], recordedAt: string) {
  */
 export async function appendJournal(tx: Tx, drafts: readonly JournalDraft[], journalTopic: string): Promise<JournalEntry[]> {
   if (drafts.length === 0) return [];
-  const head = await tx.$queryRaw<{ last_seq: bigint; last_hash: string; db_now: Date }[]>`
-    SELECT last_seq, last_hash, now() AS db_now FROM journal_head WHERE id = 1 FOR UPDATE`;
+  const head = await tx.$queryRaw<{ last_seq: bigint; last_hash: string; chain: string; db_now: Date }[]>`
+    SELECT last_seq, last_hash, chain, now() AS db_now FROM journal_head WHERE id = 1 FOR UPDATE`;
   if (head.length !== 1) throw new Error('journal_head row missing: run the migrations');
   let seq = BigInt(head[0].last_seq);
   let prevHash = head[0].last_hash;
@@ -64,7 +65,8 @@ export async function appendJournal(tx: Tx, drafts: readonly JournalDraft[], jou
   const rows: JournalRow[] = [];
   for (const draft of stamp(drafts, head[0].db_now.toISOString())) {
     seq += 1n;
-    const unhashed = { ...draft, journalSeq: seq.toString(), prevHash };
+    // chain is hashed: an entry cannot be moved to another chain unnoticed (ADR 0025).
+    const unhashed = { ...draft, chain: head[0].chain, journalSeq: seq.toString(), prevHash };
     const hash = chainHash(prevHash, unhashed);
     const entry = { ...unhashed, hash } as JournalEntry;
     entries.push(entry);

@@ -11,3 +11,4 @@ export {
   type RefusedDecisionFacts,
   type ResultFields,
 } from './entries';
+export { checkpointDue, CHECKPOINT_LOCK_KEY, JournalCheckpointer, type CheckpointPolicy } from './checkpoint-journal';

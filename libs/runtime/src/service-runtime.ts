@@ -1,8 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { createKafka, KafkaPublisher } from '@arvis/kafka';
+import { JournalCheckpointer } from '@arvis/journal';
 import { OutboxRelay } from '@arvis/outbox';
 import { PrismaService } from '@arvis/persistence';
-import type { DatabaseSettings, KafkaSettings, RelaySettings } from '@arvis/config';
+import type { CheckpointSettings, DatabaseSettings, KafkaSettings, RelaySettings } from '@arvis/config';
+import { PeriodicTask } from './periodic-task';
 
 export const SERVICE_SETTINGS = Symbol('SERVICE_SETTINGS');
 
@@ -11,6 +13,10 @@ export interface ServiceSettings {
   database: DatabaseSettings;
   kafka: KafkaSettings;
   relay: RelaySettings;
+  /** Signed journal checkpoints, written beside the relay; null or absent: none (ADR 0025). */
+  checkpoint?: CheckpointSettings | null;
+  /** The journal topic, where checkpoints go; needed only with `checkpoint`. */
+  topics?: { journal: string };
 }
 
 /**
@@ -23,6 +29,7 @@ export class ServiceRuntime implements OnApplicationShutdown {
   readonly relay?: OutboxRelay;
   private readonly publisher?: KafkaPublisher;
   private relayStarted = false;
+  private checkpoints?: PeriodicTask;
 
   constructor(
     @Inject(SERVICE_SETTINGS) readonly settings: ServiceSettings,
@@ -39,6 +46,27 @@ export class ServiceRuntime implements OnApplicationShutdown {
     await this.relay.start();
     this.relayStarted = true;
     this.log.log('outbox relay started');
+    this.startCheckpoints();
+  }
+
+  /**
+   * Checkpoints run where the relay runs: every process that can publish the journal can sign its
+   * head, and the checkpointer's own lock keeps it to one writer at a time (ADR 0025).
+   */
+  private startCheckpoints(): void {
+    const { checkpoint, topics } = this.settings;
+    if (!checkpoint || !topics) {
+      this.log.log('journal checkpoints off (no JOURNAL_CHECKPOINT_SIGNING_KEY)');
+      return;
+    }
+    const checkpointer = new JournalCheckpointer(this.prisma, checkpoint, topics.journal);
+    const pass = async () => {
+      const written = await checkpointer.checkpointIfDue();
+      if (written) this.log.log(`journal checkpoint ${written.chain}@${written.seq} signed (${written.signature.keyId})`);
+    };
+    // Polled more often than everyMs so the entry count triggers promptly; each idle pass is two small reads.
+    this.checkpoints = new PeriodicTask('journal checkpoint', Math.min(checkpoint.everyMs, 1000), pass, this.log);
+    this.checkpoints.start();
   }
 
   /** Depth and lag count only rows that will still be sent; quarantined rows are reported apart. */
@@ -56,6 +84,7 @@ export class ServiceRuntime implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.checkpoints?.stop();
     if (this.relayStarted) {
       // One last drain so rows committed by the final batches leave before we exit.
       await this.relay!.publishOneBatch().catch(() => 0);

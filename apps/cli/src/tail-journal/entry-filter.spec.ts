@@ -19,6 +19,12 @@ describe('tail filtering', () => {
     expect(readTailedEntry(null)).toBeNull();
   });
 
+  it('tells a signed checkpoint apart, even one naming a seq, and refuses other record types', () => {
+    const checkpoint = { recordType: 'checkpoint', specVersion: 1, chain: 'main', seq: '3', hash: 'a'.repeat(64) };
+    expect(readTailedEntry(Buffer.from(JSON.stringify(checkpoint)))).toBe('checkpoint');
+    expect(readTailedEntry(Buffer.from(JSON.stringify({ ...entry, recordType: 'something-new' })))).toBeNull();
+  });
+
   it('matches on every given field and ignores absent ones', () => {
     expect(matchesFilter(entry, {})).toBe(true);
     expect(matchesFilter(entry, { tenant: 'acme', tool: 'notes.append', boundary: 'effect_completed', runId: 'run-1' })).toBe(true);

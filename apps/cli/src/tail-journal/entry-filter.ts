@@ -1,3 +1,4 @@
+import { JOURNAL_CHECKPOINT_RECORD_TYPE } from '@arvis/contracts';
 import type { TailFilter } from '../cli-args';
 
 /** The fields of a journal topic message that tail filters and prints. */
@@ -15,8 +16,11 @@ export interface TailedEntry {
   [field: string]: unknown;
 }
 
-/** Reads one journal topic message; null when it is not a journal entry at all. */
-export function readTailedEntry(value: Buffer | null): TailedEntry | null {
+/**
+ * Reads one journal topic message: an entry, 'checkpoint' for a signed checkpoint (tail skips
+ * those; `verify --from-topic` checks them), or null when it is neither.
+ */
+export function readTailedEntry(value: Buffer | null): TailedEntry | 'checkpoint' | null {
   if (!value) return null;
   let body: unknown;
   try {
@@ -26,6 +30,8 @@ export function readTailedEntry(value: Buffer | null): TailedEntry | null {
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
   const e = body as Record<string, unknown>;
+  if (e.recordType === JOURNAL_CHECKPOINT_RECORD_TYPE) return 'checkpoint';
+  if (e.recordType !== undefined) return null;
   const strings = ['journalSeq', 'kind', 'decisionId', 'runId', 'tenant', 'tool', 'effectBoundary'];
   return strings.every((k) => typeof e[k] === 'string') && /^[0-9]+$/.test(e.journalSeq as string) ? (e as TailedEntry) : null;
 }

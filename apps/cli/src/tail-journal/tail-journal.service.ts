@@ -40,6 +40,8 @@ export class TailJournalService {
         eachMessage: async ({ message }) => {
           if (opts.limit !== undefined && printed >= opts.limit) return;
           const entry = readTailedEntry(message.value);
+          // A signed checkpoint is not an entry: it is neither printed nor counted toward --limit.
+          if (entry === 'checkpoint') return;
           if (!entry) {
             this.printer.error(`skipped an unreadable message at offset ${message.offset}`);
             return;

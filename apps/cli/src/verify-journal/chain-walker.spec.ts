@@ -40,6 +40,7 @@ function chain(n: number): JournalRow[] {
       entry: canonicalJson(unhashed),
       prev_hash: prevHash,
       hash,
+      chain: 'main',
     });
     prevHash = hash;
   }
@@ -89,6 +90,14 @@ describe('ChainWalker', () => {
     const rows = chain(3);
     rows[1] = { ...rows[1], reason_code: 'tool_timeout' };
     expect(walk(rows).findings.map((f) => f.message)).toEqual(['chain broken at journal_seq 2: column reason_code disagrees with the entry (row changed)']);
+  });
+
+  it('reads an entry without a chain key (hashed before the field existed) as chain main, and checks the column', () => {
+    // chain(3) builds entries without `chain`, as rows written before the migration are.
+    const rows = chain(3);
+    expect(walk(rows).findings).toEqual([]);
+    rows[1] = { ...rows[1], chain: 'other' };
+    expect(walk(rows).findings.map((f) => f.message)).toEqual(['chain broken at journal_seq 2: column chain disagrees with the entry (row changed)']);
   });
 
   it('names a rehashed first row that no longer starts at genesis', () => {

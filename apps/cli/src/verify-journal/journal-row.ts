@@ -1,4 +1,4 @@
-import { FINAL_JOURNAL_KINDS, type JournalKind } from '@arvis/contracts';
+import { FINAL_JOURNAL_KINDS, MAIN_JOURNAL_CHAIN, type JournalKind } from '@arvis/contracts';
 import { canonicalJson, chainHash } from '@arvis/crypto';
 
 /** One journal table row as the CLI reads it (bigints as text: the wire contract's form). */
@@ -17,12 +17,13 @@ export interface JournalRow {
   entry: string;
   prev_hash: string;
   hash: string;
+  chain: string;
 }
 
 // journal_seq is read as text (64-bit); ORDER BY must then name journal.journal_seq, since a bare
 // journal_seq would sort by the text alias (1, 10, 2, ...).
 export const JOURNAL_ROW_COLUMNS = `journal_seq::text AS journal_seq, kind, decision_id, run_id, tenant, tool, effect_boundary,
-  success, reason_code, final_decision_id, result_capability_id, entry, prev_hash, hash`;
+  success, reason_code, final_decision_id, result_capability_id, entry, prev_hash, hash, chain`;
 
 export const FINAL_KINDS: string[] = [...FINAL_JOURNAL_KINDS];
 
@@ -33,6 +34,7 @@ export type StoredEntry = Record<string, unknown> & {
   prevHash?: unknown;
   decisionId?: unknown;
   capabilityId?: unknown;
+  chain?: unknown;
 };
 
 export function parseEntry(row: Pick<JournalRow, 'entry'>): StoredEntry | null {
@@ -84,6 +86,8 @@ export function checkRowConsistency(row: JournalRow, entry: StoredEntry): string
     ['reason_code', entry.reasonCode ?? null],
     ['final_decision_id', isFinal ? entry.decisionId : null],
     ['result_capability_id', entry.kind === 'tool_result' ? (entry.capabilityId ?? null) : null],
+    // Entries hashed before the chain field existed have no `chain` key: they are "main".
+    ['chain', entry.chain ?? MAIN_JOURNAL_CHAIN],
   ];
   for (const [column, want] of expected) {
     if (row[column] !== want) return `column ${column} disagrees with the entry (row changed)`;

@@ -23,10 +23,12 @@ install_deps
 build
 ensure_postgres
 start_kafka
+# Keys, and the tool package the demo serves (ARVIS_TOOL_PACKAGES=dist/tools/demo), before the
+# migrate step, which applies that package's migrations after the project's.
+local_env
 step "migrating $DATABASE_URL"
 node dist/scripts/migrate.js
 node dist/scripts/create-topics.js
-local_env
 
 mkdir -p "$LOGS"
 step "starting authorizer and dispatcher (logs in $LOGS)"

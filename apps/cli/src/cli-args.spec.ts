@@ -3,6 +3,7 @@ import { parseCommandLine, UsageError } from './cli-args';
 describe('parseCommandLine', () => {
   it('reads every command and --json anywhere', () => {
     expect(parseCommandLine(['verify'])).toEqual({ command: { name: 'verify' }, json: false });
+    expect(parseCommandLine(['catalog', '--json'])).toEqual({ command: { name: 'catalog' }, json: true });
     expect(parseCommandLine(['--json', 'run', 'r-1'])).toEqual({ command: { name: 'run', runId: 'r-1' }, json: true });
     expect(parseCommandLine(['replay', 'r-1', '--json'])).toEqual({ command: { name: 'replay', runId: 'r-1' }, json: true });
     expect(parseCommandLine(['outbox', '--quarantined'])).toEqual({ command: { name: 'outbox', quarantined: true }, json: false });

@@ -11,13 +11,15 @@ Commands:
   verify            walk the whole journal: hash chain, head, capability/result/decision bijections
   outbox --quarantined
                     outbox rows the relay set aside because the broker refused them as too large
+  catalog           the tools of ARVIS_TOOL_PACKAGES: labels, risk ceiling, confirmation,
+                    idempotency, input and output JSON Schema, and the catalog fingerprint
 
 Options:
   --json            one JSON document on stdout (tail: one JSON line per entry)
   --help            this text
 
 Exit codes: 0 ok, 1 usage or configuration error, 2 tampering or mismatch found, 3 unknown run.
-Configuration: DATABASE_URL, KAFKA_BROKERS, ARVIS_TOPIC_PREFIX (as for the services).`;
+Configuration: DATABASE_URL, KAFKA_BROKERS, ARVIS_TOPIC_PREFIX, ARVIS_TOOL_PACKAGES (as for the services).`;
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -36,6 +38,7 @@ export type Command =
   | { name: 'run'; runId: string }
   | { name: 'replay'; runId: string }
   | { name: 'verify' }
+  | { name: 'catalog' }
   | { name: 'outbox'; quarantined: true };
 
 export interface CommandLine {
@@ -92,6 +95,7 @@ export function parseCommandLine(argv: string[]): CommandLine {
     case 'replay':
       return { command: { name, runId: runIdArg() }, json };
     case 'verify':
+    case 'catalog':
       noMore();
       return { command: { name }, json };
     case 'outbox':

@@ -1,8 +1,10 @@
 import { Pool } from 'pg';
 import { ConfigError } from '@arvis/config';
+import { assembleTools, loadToolPackages } from '@arvis/tool-catalog';
 import { loadCliConfig, type CliConfig } from './cli.config';
 import { parseCommandLine, UsageError, USAGE, type Command } from './cli-args';
 import { createPrinter, type Printer } from './output';
+import { describeCatalog, renderCatalog } from './list-catalog/list-catalog.service';
 import { ListQuarantinedService, renderQuarantined } from './list-quarantined/list-quarantined.service';
 import { renderReplay, ReplayRunService } from './replay-run/replay-run.service';
 import { renderRun, ShowRunService } from './show-run/show-run.service';
@@ -77,6 +79,12 @@ async function execute(command: Exclude<Command, { name: 'help' }>, config: CliC
         print(report, () => renderVerify(report));
         return report.intact ? EXIT.ok : EXIT.broken;
       });
+    case 'catalog': {
+      // The same packages, loaded the same way, as the authorizer and the dispatchers.
+      const view = describeCatalog(assembleTools(loadToolPackages(config.toolPackages)));
+      print(view, () => renderCatalog(view));
+      return EXIT.ok;
+    }
     case 'outbox':
       return withPool(config, async (db) => {
         const rows = await new ListQuarantinedService(db).list();

@@ -43,7 +43,7 @@ async function applyOne(client: Client, pkg: string, m: { name: string; sql: str
 /**
  * Applies each package's migrations (after the project's own, which the caller has applied), in
  * name order per package, each once, in its own transaction with its history row. An applied
- * migration whose file changed since is refused, as for the project's own.
+ * migration whose file changed since is refused, as for the project's own, before any runs.
  */
 export async function applyToolMigrations(
   databaseUrl: string,
@@ -62,21 +62,20 @@ export async function applyToolMigrations(
       'SELECT package, migration_name, checksum FROM "_arvis_tool_migrations"',
     );
     const history = new Map(rows.map((r) => [`${r.package}\u0000${r.migration_name}`, r.checksum]));
+    // Every applied file is checked before anything runs: a changed one stops the whole step.
+    const pending: { pkg: string; m: ReturnType<typeof listMigrations>[number] }[] = [];
     for (const pkg of withMigrations) {
       for (const m of listMigrations(pkg.migrationsDir!)) {
-        const id = `${pkg.name}/${m.name}`;
         const checksum = history.get(`${pkg.name}\u0000${m.name}`);
-        if (checksum !== undefined && checksum !== m.checksum) {
-          throw new MigrationError(`tool migration ${id} was modified after it was applied (checksum differs); add a new migration instead`);
-        }
-        if (checksum !== undefined) {
-          report.alreadyApplied.push(id);
-          continue;
-        }
-        await applyOne(client, pkg.name, m);
-        report.applied.push(id);
-        log(`applied ${id}`);
+        if (checksum === undefined) pending.push({ pkg: pkg.name, m });
+        else if (checksum === m.checksum) report.alreadyApplied.push(`${pkg.name}/${m.name}`);
+        else throw new MigrationError(`tool migration ${pkg.name}/${m.name} was modified after it was applied (checksum differs); add a new migration instead`);
       }
+    }
+    for (const { pkg, m } of pending) {
+      await applyOne(client, pkg, m);
+      report.applied.push(`${pkg}/${m.name}`);
+      log(`applied ${pkg}/${m.name}`);
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);

@@ -19,6 +19,7 @@ COPY prisma ./prisma
 COPY scripts ./scripts
 COPY libs ./libs
 COPY apps ./apps
+COPY tools ./tools
 RUN npm run build
 
 # ---- prod-deps: runtime dependencies only ---------------------------------------------------------

@@ -21,9 +21,9 @@ install_deps
 build
 ensure_postgres
 start_kafka
+local_env # keys and ARVIS_TOOL_PACKAGES (the demo package), which migrate reads too
 node dist/scripts/migrate.js --fresh # figures from an empty database, comparable run to run
 node dist/scripts/create-topics.js
-local_env
 mkdir -p "$LOGS"
 node dist/apps/authorizer/src/main.js >"$LOGS/bench-authorizer.log" 2>&1 & PIDS+=($!)
 node dist/apps/dispatcher/src/main.js >"$LOGS/bench-dispatcher.log" 2>&1 & PIDS+=($!)

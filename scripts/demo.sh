@@ -23,10 +23,12 @@ install_deps
 build
 ensure_postgres
 start_kafka
+# Keys, and the tool package the demo serves (ARVIS_TOOL_PACKAGES=dist/tools/demo), before the
+# migrate step, which applies that package's migrations after the project's.
+local_env
 step "migrating $DATABASE_URL"
 node dist/scripts/migrate.js
 node dist/scripts/create-topics.js
-local_env
 # Small so the demo's short run shows signed checkpoints on the journal topic (defaults: 1000 / 60 s).
 export JOURNAL_CHECKPOINT_EVERY_ENTRIES="${JOURNAL_CHECKPOINT_EVERY_ENTRIES:-4}"
 export JOURNAL_CHECKPOINT_EVERY_MS="${JOURNAL_CHECKPOINT_EVERY_MS:-2000}"

@@ -1,13 +1,17 @@
 // Applies prisma/migrations to DATABASE_URL (creating the database if missing; `--fresh` drops it
-// first, for the benchmark's own database). Offline; see
+// first, for the benchmark's own database), then the migrations of the tool packages named by
+// ARVIS_TOOL_PACKAGES, in that order. Offline; see
 // libs/persistence/src/migrations/apply-migrations.ts for why this is not `prisma migrate deploy`.
 import { join } from 'node:path';
 import { z } from 'zod';
-import { commonEnvShape, loadConfig } from '@arvis/config';
-import { applyMigrations, dropDatabase } from '@arvis/persistence';
+import { commonEnvShape, ConfigError, loadConfig } from '@arvis/config';
+import { applyMigrations, applyToolMigrations, dropDatabase } from '@arvis/persistence';
+import { loadToolPackages, toolPackagesEnv } from '@arvis/tool-catalog';
 
 async function main(): Promise<void> {
-  const env = loadConfig(z.object({ DATABASE_URL: commonEnvShape.DATABASE_URL }));
+  const env = loadConfig(z.object({ DATABASE_URL: commonEnvShape.DATABASE_URL, ARVIS_TOOL_PACKAGES: toolPackagesEnv }));
+  // Before touching the database: a package that cannot be loaded stops the step here.
+  const packages = loadToolPackages(env.ARVIS_TOOL_PACKAGES);
   if (process.argv.includes('--fresh')) {
     await dropDatabase(env.DATABASE_URL);
     console.log('[migrate] dropped the database to start from empty');
@@ -17,9 +21,12 @@ async function main(): Promise<void> {
   console.log(
     `[migrate] ${report.database}: ${report.applied.length} applied, ${report.alreadyApplied.length} already applied`,
   );
+  const tools = await applyToolMigrations(env.DATABASE_URL, packages, (l) => console.log(`[migrate] ${l}`));
+  const names = packages.map((p) => `${p.name}@${p.version}`).join(', ') || 'none (ARVIS_TOOL_PACKAGES is empty)';
+  console.log(`[migrate] tool packages ${names}: ${tools.applied.length} applied, ${tools.alreadyApplied.length} already applied`);
 }
 
 main().catch((e: Error) => {
   console.error(`[migrate] ${e.message}`);
-  process.exit(1);
+  process.exit(e instanceof ConfigError ? 78 : 1);
 });

@@ -31,4 +31,19 @@ describe('a service started with a bad configuration', () => {
     expect(r.stderr).toContain('[dispatcher] Invalid configuration:');
     expect(r.stderr).toContain('ARVIS_FAULTS: fault points are refused in the production profile');
   });
+
+  it('the dispatcher exits 78 naming a tool package it cannot load, and the authorizer one with no tool package at all', () => {
+    const publicKey = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const r = start('dispatcher', { INTENT_VERIFICATION_KEYS: JSON.stringify({ 'authorizer-1': publicKey }), ARVIS_TOOL_PACKAGES: './no/such/package' });
+    expect(r.status).toBe(78);
+    expect(r.stderr).toContain("ARVIS_TOOL_PACKAGES: ./no/such/package cannot be loaded: Cannot find module './no/such/package'");
+    const keys = generateKeyPairSync('ed25519');
+    const a = start('authorizer', {
+      TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', publicKey: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString() }]),
+      INTENT_SIGNING_KEY_ID: 'k1',
+      INTENT_SIGNING_KEY: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    });
+    expect(a.status).toBe(78);
+    expect(a.stderr).toContain('ARVIS_TOOL_PACKAGES: no tool packages configured');
+  });
 });

@@ -1,5 +1,6 @@
 import { localKeyEnv, localKeys } from '../local-keys';
-import { DATA, type ChaosEnv } from './infra';
+import { localToolPackages } from '../local-tools';
+import { DATA, ROOT, type ChaosEnv } from './infra';
 import type { AppSpec } from './processes';
 
 const BASE_PORT = 3401;
@@ -26,6 +27,7 @@ export function appSpecs(env: ChaosEnv, databaseUrl: string, topicPrefix: string
     INTENT_SIGNING_KEY: keys.INTENT_SIGNING_KEY,
     INTENT_VERIFICATION_KEYS: keys.INTENT_VERIFICATION_KEYS,
     TRUSTED_ISSUERS: keys.TRUSTED_ISSUERS,
+    ARVIS_TOOL_PACKAGES: localToolPackages(ROOT),
   };
   const port = (i: number) => BASE_PORT + env.ARVIS_TEST_PORT_OFFSET + i;
   const dispatcher = { ...common, KAFKA_GROUP_ID: `${topicPrefix}dispatcher`, RECOVERY_INTERVAL_MS: '1000', RECOVERY_GRACE_MS: '3000', REDELIVER_AFTER_MS: '15000' };

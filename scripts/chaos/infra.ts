@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { envInt, envString, loadConfig, topicsFor } from '@arvis/config';
 import { createKafka, ensureTopics } from '@arvis/kafka';
 import { applyMigrations } from '@arvis/persistence';
+import { localToolPackages, migrateToolPackages } from '../local-tools';
 
 const run = promisify(execFile);
 export const ROOT = join(__dirname, '..', '..', '..');
@@ -78,6 +79,7 @@ export async function prepareStore(env: ChaosEnv, broker: Broker, prefix: string
   }
   const url = `${PG_BASE}/${db}`;
   await applyMigrations(url, join(ROOT, 'prisma', 'migrations'));
+  await migrateToolPackages(url, localToolPackages(ROOT));
   const kafka = createKafka({ brokers: [broker.address], clientId: 'arvis-chaos-setup' });
   await ensureTopics(kafka, topicsFor(prefix), { partitions: 6, journalRetentionMs: -1 });
   return url;

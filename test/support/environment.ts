@@ -5,6 +5,7 @@ import { topicsFor } from '@arvis/config';
 import { createKafka, ensureTopics } from '@arvis/kafka';
 import { applyMigrations } from '@arvis/persistence';
 import { localKeyEnv, localKeys } from '../../scripts/local-keys';
+import { localToolPackages, migrateToolPackages } from '../../scripts/local-tools';
 import { DATA, ROOT } from './services';
 
 /**
@@ -40,6 +41,9 @@ export async function createEnvironment(name: string, opts: { migrationsDir?: st
   await admin.end();
   const databaseUrl = `${BASE_URL}/${db}`;
   await applyMigrations(databaseUrl, opts.migrationsDir ?? join(ROOT, 'prisma', 'migrations'));
+  // The demo tools, loaded as a user's package is: named by ARVIS_TOOL_PACKAGES, migrated after.
+  const toolPackages = localToolPackages(ROOT);
+  await migrateToolPackages(databaseUrl, toolPackages);
   const topicPrefix = `t${Date.now().toString(36)}-${name}.`;
   const kafka = createKafka({ brokers: brokers(), clientId: 'arvis-test-setup' });
   await ensureTopics(kafka, topicsFor(topicPrefix), { partitions: 6, journalRetentionMs: -1 });
@@ -65,6 +69,7 @@ export async function createEnvironment(name: string, opts: { migrationsDir?: st
       INTENT_SIGNING_KEY: keyEnv.INTENT_SIGNING_KEY,
       INTENT_VERIFICATION_KEYS: keyEnv.INTENT_VERIFICATION_KEYS,
       TRUSTED_ISSUERS: keyEnv.TRUSTED_ISSUERS,
+      ARVIS_TOOL_PACKAGES: toolPackages,
     },
   };
 }

@@ -1,9 +1,9 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { hasFaults } from '@arvis/config';
 import { PersistenceModule } from '@arvis/persistence';
 import { RuntimeModule } from '@arvis/runtime';
 import { LifecycleModule } from '@arvis/lifecycle';
-import { demoCatalog, skewedDemoCatalog, ToolCatalog } from '@arvis/tool-catalog';
+import { assembleTools, describeTools, ToolCatalog, type ToolPackage, type ToolSet } from '@arvis/tool-catalog';
 import { AdmitDecisionService } from './admit-decision/admit-decision.service';
 import { ApproveConfirmationService } from './approve-confirmation/approve-confirmation.service';
 import { ApproverGuard } from './approve-confirmation/approver.guard';
@@ -25,7 +25,13 @@ import { VerifyIdentityService } from './verify-identity/verify-identity.service
 
 @Module({})
 export class AuthorizerModule {
-  static forRoot(config: AuthorizerConfig): DynamicModule {
+  /**
+   * `tools`: the packages whose tools this authorizer judges and mints intents for (those named
+   * by ARVIS_TOOL_PACKAGES, and any a team's own entry point adds); the dispatchers must load the
+   * same ones. Duplicates or none at all stop start-up (exit 78).
+   */
+  static forRoot(config: AuthorizerConfig, opts: { tools: readonly ToolPackage[] }): DynamicModule {
+    const tools = assembleTools(opts.tools);
     return {
       module: AuthorizerModule,
       imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot(config), LifecycleModule],
@@ -33,7 +39,7 @@ export class AuthorizerModule {
       providers: [
         { provide: AUTHORIZER_CONFIG, useValue: config },
         { provide: AuthorizerFaultPoints, useValue: hasFaults(config.faults) ? new ConfiguredAuthorizerFaults(config.faults) : NO_AUTHORIZER_FAULTS },
-        { provide: ToolCatalog, useFactory: () => (config.faults.authorizerCatalogSkew ? skewedDemoCatalog() : demoCatalog()) },
+        { provide: ToolCatalog, useFactory: () => catalogOf(tools, config.faults.authorizerCatalogSkew === true) },
         VerifyIdentityService,
         AuthorizeDecisionService,
         AdmitDecisionService,
@@ -51,4 +57,19 @@ export class AuthorizerModule {
       ],
     };
   }
+}
+
+/**
+ * The catalog intents are minted against, logged once the service's logger is in place. The
+ * fault point authorizerCatalogSkew adds one tool the dispatchers do not know (another
+ * fingerprint), as during a rolling deploy that reached the authorizer first.
+ */
+function catalogOf(tools: ToolSet, skew: boolean): ToolCatalog {
+  let catalog = tools.catalog;
+  if (skew) {
+    const first = catalog.specs()[0];
+    catalog = new ToolCatalog([...catalog.specs(), { ...first, name: `${first.name}.unreleased`, description: 'Not yet deployed to the dispatchers' }]);
+  }
+  new Logger('Tools').log(describeTools({ ...tools, catalog }));
+  return catalog;
 }

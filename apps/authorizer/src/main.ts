@@ -1,11 +1,13 @@
 import { runService } from '@arvis/runtime';
+import { loadToolPackages } from '@arvis/tool-catalog';
 import { AuthorizerModule } from './authorizer.module';
 import { loadAuthorizerConfig } from './config/authorizer.config';
 
 void runService({
   service: 'authorizer',
   loadConfig: () => loadAuthorizerConfig(),
-  module: (c) => AuthorizerModule.forRoot(c),
+  // A team that builds its own image passes its packages here as well: { tools: [mine, ...] }.
+  module: (c) => AuthorizerModule.forRoot(c, { tools: loadToolPackages(c.toolPackages) }),
   kafka: (c) => c.kafka,
   topics: (c) => ({ decisions: c.topics.decisions }),
   httpPort: (c) => c.httpPort,

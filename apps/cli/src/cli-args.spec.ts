@@ -5,6 +5,7 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(['verify'])).toEqual({ command: { name: 'verify', source: 'database' }, json: false });
     expect(parseCommandLine(['verify', '--from-topic']).command).toEqual({ name: 'verify', source: 'topic' });
     expect(parseCommandLine(['verify', '--against-topic']).command).toEqual({ name: 'verify', source: 'database-against-topic' });
+    expect(parseCommandLine(['catalog', '--json'])).toEqual({ command: { name: 'catalog' }, json: true });
     expect(parseCommandLine(['--json', 'run', 'r-1'])).toEqual({ command: { name: 'run', runId: 'r-1' }, json: true });
     expect(parseCommandLine(['replay', 'r-1', '--json'])).toEqual({ command: { name: 'replay', runId: 'r-1' }, json: true });
     expect(parseCommandLine(['outbox', '--quarantined'])).toEqual({ command: { name: 'outbox', quarantined: true }, json: false });

@@ -17,6 +17,8 @@ Commands:
                     compare the database's chain with the signed checkpoints and entries on the topic
   outbox --quarantined
                     outbox rows the relay set aside because the broker refused them as too large
+  catalog           the tools of ARVIS_TOOL_PACKAGES: labels, risk ceiling, confirmation,
+                    idempotency, input and output JSON Schema, and the catalog fingerprint
   report [--since T] [--until T] [--html FILE]
                     outcomes by tool, tenant, reason code and effect boundary, with latency per tool;
                     T is ISO 8601 (zone required with a time) or a span back from now (90s, 15m, 1h, 7d);
@@ -27,9 +29,9 @@ Options:
   --help            this text
 
 Exit codes: 0 ok, 1 usage or configuration error, 2 tampering or mismatch found, 3 unknown run.
-Configuration: DATABASE_URL, KAFKA_BROKERS, ARVIS_TOPIC_PREFIX (as for the services);
-JOURNAL_CHECKPOINT_VERIFICATION_KEYS (JSON {keyId: Ed25519 public key}) for --from-topic and
---against-topic. --from-topic reads no DATABASE_URL.`;
+Configuration: DATABASE_URL, KAFKA_BROKERS, ARVIS_TOPIC_PREFIX, ARVIS_TOOL_PACKAGES (as for the
+services); JOURNAL_CHECKPOINT_VERIFICATION_KEYS (JSON {keyId: Ed25519 public key}) for --from-topic
+and --against-topic. --from-topic and catalog read no DATABASE_URL.`;
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -48,6 +50,7 @@ export type Command =
   | { name: 'run'; runId: string }
   | { name: 'replay'; runId: string }
   | { name: 'verify'; source: VerifySource }
+  | { name: 'catalog' }
   | { name: 'outbox'; quarantined: true }
   | { name: 'report'; since?: TimePoint; until?: TimePoint; htmlFile?: string };
 
@@ -119,6 +122,7 @@ export function parseCommandLine(argv: string[]): CommandLine {
     case 'replay':
       return { command: { name, runId: runIdArg() }, json };
     case 'verify':
+    case 'catalog':
       noMore();
       if (values['from-topic'] && values['against-topic']) throw new UsageError('verify takes --from-topic or --against-topic, not both');
       return { command: { name, source: values['from-topic'] ? 'topic' : values['against-topic'] ? 'database-against-topic' : 'database' }, json };

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { commonEnvShape, envJson, loadConfig, topicsFor } from '@arvis/config';
 import { loadEd25519PublicKey, type VerificationKeyring } from '@arvis/crypto';
+import { toolPackagesEnv } from '@arvis/tool-catalog';
 
 // Only what the analyst CLI needs, with the services' own rules and defaults, so the CLI
 // points at the same database and topics as the services of one environment.
 const TopicEnv = {
   KAFKA_BROKERS: commonEnvShape.KAFKA_BROKERS,
   ARVIS_TOPIC_PREFIX: commonEnvShape.ARVIS_TOPIC_PREFIX,
+  ARVIS_TOOL_PACKAGES: toolPackagesEnv,
 };
 
 /** keyId -> Ed25519 public key of the journal checkpoints (PEM or base64 spki DER). */
@@ -47,6 +49,7 @@ export function loadCliConfig(env?: Record<string, string | undefined>, needs: C
     brokers: e.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
     topics: topicsFor(e.ARVIS_TOPIC_PREFIX),
     checkpointKeys: e.JOURNAL_CHECKPOINT_VERIFICATION_KEYS ?? (new Map() as VerificationKeyring),
+    toolPackages: e.ARVIS_TOOL_PACKAGES,
   };
 }
 

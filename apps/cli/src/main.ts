@@ -1,9 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { Pool } from 'pg';
 import { ConfigError } from '@arvis/config';
+import { assembleTools, loadToolPackages } from '@arvis/tool-catalog';
 import { loadCliConfig, type CliConfig, type CliNeeds } from './cli.config';
 import { parseCommandLine, UsageError, USAGE, type Command } from './cli-args';
 import { createPrinter, type Printer } from './output';
+import { describeCatalog, renderCatalog } from './list-catalog/list-catalog.service';
 import { ListQuarantinedService, renderQuarantined } from './list-quarantined/list-quarantined.service';
 import { renderReportHtml } from './report-outcomes/render-html';
 import { renderReportText } from './report-outcomes/render-text';
@@ -95,6 +97,12 @@ async function execute(command: Exclude<Command, { name: 'help' }>, config: CliC
       });
     case 'verify':
       return verify(command.source, config, print);
+    case 'catalog': {
+      // The same packages, loaded the same way, as the authorizer and the dispatchers.
+      const view = describeCatalog(assembleTools(loadToolPackages(config.toolPackages)));
+      print(view, () => renderCatalog(view));
+      return EXIT.ok;
+    }
     case 'outbox':
       return withPool(config, async (db) => {
         const rows = await new ListQuarantinedService(db).list();
@@ -127,11 +135,11 @@ async function verify(source: Extract<Command, { name: 'verify' }>['source'], co
   });
 }
 
-/** What the command reads: --from-topic needs no database, the topic checks need the public keys. */
+/** What the command reads: catalog, tail and --from-topic need no database; the topic checks need the public keys. */
 function needsOf(command: Exclude<Command, { name: 'help' }>): CliNeeds {
   const source = command.name === 'verify' ? command.source : undefined;
   return {
-    database: command.name !== 'tail' && source !== 'topic',
+    database: command.name !== 'tail' && command.name !== 'catalog' && source !== 'topic',
     checkpointKeys: source === 'topic' || source === 'database-against-topic',
   };
 }

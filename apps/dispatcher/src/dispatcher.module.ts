@@ -1,7 +1,7 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { PersistenceModule } from '@arvis/persistence';
 import { RuntimeModule } from '@arvis/runtime';
-import { demoCatalog, ToolCatalog } from '@arvis/tool-catalog';
+import { assembleTools, describeTools, ToolCatalog, type ToolPackage, type ToolSet } from '@arvis/tool-catalog';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from './config/dispatcher.config';
 import { hasFaults } from '@arvis/config';
 import { LifecycleModule } from '@arvis/lifecycle';
@@ -18,36 +18,30 @@ import { RunClaimedService } from './run-claimed/run-claimed.service';
 import { IntentsConsumer } from './dispatch-intents/intents.consumer';
 import { RecoverEffectsService } from './recover-effects/recover-effects.service';
 import { RunToolService } from './run-tool/run-tool.service';
-import { FlakyRecordTool } from './tools/flaky-record.tool';
-import { LedgerTransferTool } from './tools/ledger-transfer.tool';
-import { MailSendTool } from './tools/mail-send.tool';
-import { NotesAppendTool } from './tools/notes-append.tool';
-import { TOOL_BODIES, type ToolBody } from './tools/tool-body';
+import { TOOL_BODIES, toolBodies } from './tools/tool-body';
 import { ToolDatabase } from './tools/tool-database';
 
 @Module({})
 export class DispatcherModule {
-  static forRoot(config: DispatcherConfig): DynamicModule {
+  /**
+   * `tools`: the packages whose tools this dispatcher runs (those named by ARVIS_TOOL_PACKAGES,
+   * and any a team's own entry point adds). Duplicates or none at all stop start-up (exit 78).
+   */
+  static forRoot(config: DispatcherConfig, opts: { tools: readonly ToolPackage[] }): DynamicModule {
+    const tools = assembleTools(opts.tools);
     return {
       module: DispatcherModule,
       imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot(config), LifecycleModule],
       controllers: [IntentsConsumer],
       providers: [
         { provide: DISPATCHER_CONFIG, useValue: config },
-        { provide: ToolCatalog, useFactory: demoCatalog },
+        // Logged once the service's logger is in place: the fingerprint intents are checked against.
+        { provide: ToolCatalog, useFactory: () => announced(tools) },
         {
           provide: ToolDatabase,
           useFactory: () => new ToolDatabase({ connectionString: config.database.url, max: config.toolPoolSize }),
         },
-        NotesAppendTool,
-        FlakyRecordTool,
-        MailSendTool,
-        LedgerTransferTool,
-        {
-          provide: TOOL_BODIES,
-          useFactory: (...bodies: ToolBody[]) => bodies,
-          inject: [NotesAppendTool, FlakyRecordTool, MailSendTool, LedgerTransferTool],
-        },
+        { provide: TOOL_BODIES, useFactory: (db: ToolDatabase) => toolBodies(tools, db), inject: [ToolDatabase] },
         { provide: FaultPoints, useValue: hasFaults(config.faults) ? new ConfiguredFaults(config.faults) : NO_FAULTS },
         RunToolService,
         RequestRetriesService,
@@ -63,4 +57,9 @@ export class DispatcherModule {
       ],
     };
   }
+}
+
+function announced(tools: ToolSet): ToolCatalog {
+  new Logger('Tools').log(describeTools(tools));
+  return tools.catalog;
 }

@@ -1,11 +1,13 @@
 import { runService } from '@arvis/runtime';
+import { loadToolPackages } from '@arvis/tool-catalog';
 import { loadDispatcherConfig } from './config/dispatcher.config';
 import { DispatcherModule } from './dispatcher.module';
 
 void runService({
   service: 'dispatcher',
   loadConfig: () => loadDispatcherConfig(),
-  module: (c) => DispatcherModule.forRoot(c),
+  // A team that builds its own image passes its packages here as well: { tools: [mine, ...] }.
+  module: (c) => DispatcherModule.forRoot(c, { tools: loadToolPackages(c.toolPackages) }),
   kafka: (c) => c.kafka,
   topics: (c) => ({ intents: c.topics.intents }),
   httpPort: (c) => c.httpPort,

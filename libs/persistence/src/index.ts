@@ -1,6 +1,7 @@
 export { PrismaService, type Tx } from './prisma.service';
 export { readStoreFingerprint, StoreFingerprint, fingerprintOf, STORE_IDENTITY_SQL, type StoreIdentityRow } from './store-fingerprint';
 export { applyMigrations, dropDatabase, ensureDatabase, listMigrations, MigrationError, type MigrationReport } from './migrations/apply-migrations';
+export { applyToolMigrations, type MigratingPackage, type ToolMigrationReport } from './migrations/apply-tool-migrations';
 export { Prisma } from './generated/prisma/client';
 export { insertRows, unnestOf, type ColumnMap, type PgArrayType } from './insert-rows';
 export { handlePoolErrors, handleClientErrors } from './pg-errors';

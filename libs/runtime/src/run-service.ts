@@ -9,7 +9,7 @@ import { ServiceRuntime } from './service-runtime';
 
 export interface RunServiceOptions<C> {
   service: string;
-  /** Parses and validates configuration; a ConfigError stops start-up with its message. */
+  /** Parses and validates configuration; a ConfigError (here or from `module`) stops start-up with its message. */
   loadConfig: () => C;
   module: (config: C) => Type<unknown> | import('@nestjs/common').DynamicModule;
   kafka: (config: C) => KafkaSettings;
@@ -38,8 +38,14 @@ export async function startInOrder(app: INestApplication, startRelay: () => Prom
 /** Starts one app: HTTP (health, metrics), the Kafka consumer transport, the relay; stops in order. */
 export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestApplication> {
   let config: C;
+  let logger: PinoLogger;
+  let root: ReturnType<RunServiceOptions<C>['module']>;
   try {
     config = opts.loadConfig();
+    logger = new PinoLogger(opts.service, opts.logLevel(config));
+    // Building the root module loads the tool packages: a package that cannot be loaded is a
+    // configuration problem too.
+    root = opts.module(config);
   } catch (e) {
     if (e instanceof ConfigError) {
       process.stderr.write(`[${opts.service}] ${e.message}\n`);
@@ -47,8 +53,7 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
     }
     throw e;
   }
-  const logger = new PinoLogger(opts.service, opts.logLevel(config));
-  const app = await NestFactory.create(opts.module(config), { logger, bufferLogs: false });
+  const app = await NestFactory.create(root, { logger, bufferLogs: false });
   app.enableShutdownHooks();
   let fatal = false;
   const topics = opts.topics(config);

@@ -1,3 +1,3 @@
-export { defineTool, crossesTrustBoundary, type ToolSpec } from './tool-spec';
-export { ToolCatalog } from './tool-catalog';
-export { notesAppend, flakyRecord, mailSend, ledgerTransfer, demoCatalog, skewedDemoCatalog } from './demo-tools';
+export { defineTool, crossesTrustBoundary, type ToolSpec, type ToolDefinition, type ToolPackage } from './tool-spec';
+export { ToolCatalog, jsonSchemaOf } from './tool-catalog';
+export { assembleTools, describeTools, loadToolPackages, toolPackageProblems, toolPackagesEnv, type ToolSet } from './tool-packages';

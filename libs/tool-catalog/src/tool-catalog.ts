@@ -3,6 +3,15 @@ import { commitment } from '@arvis/crypto';
 import { crossesTrustBoundary, type ToolSpec } from './tool-spec';
 
 /**
+ * A schema's JSON Schema, made by the zod copy that built the schema when it can (zod 4 schemas
+ * carry `toJSONSchema`): a package's own copy of zod is never checked with `instanceof` here.
+ */
+export function jsonSchemaOf(schema: unknown): unknown {
+  const own = (schema as { toJSONSchema?: unknown }).toJSONSchema;
+  return typeof own === 'function' ? own.call(schema) : z.toJSONSchema(schema as z.ZodType);
+}
+
+/**
  * A frozen set of tool specs with a fingerprint over every flag and the JSON Schema of every
  * schema: an intent minted against one surface is refused by a dispatcher that knows another.
  */
@@ -25,6 +34,10 @@ export class ToolCatalog {
     return this.byName.get(name);
   }
 
+  specs(): ToolSpec[] {
+    return this.names().map((n) => this.byName.get(n)!);
+  }
+
   names(): string[] {
     return [...this.byName.keys()].sort();
   }
@@ -37,8 +50,8 @@ export class ToolCatalog {
         return {
           name: s.name,
           description: s.description,
-          inputSchema: z.toJSONSchema(s.input),
-          outputSchema: z.toJSONSchema(s.output),
+          inputSchema: jsonSchemaOf(s.input),
+          outputSchema: jsonSchemaOf(s.output),
           idempotent: s.idempotent,
           retryable: s.retryable,
           sideEffectful: s.sideEffectful,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { commonEnvShape, commonSettings, envBool, envInt, envJson, envString, loadConfig } from '@arvis/config';
+import { toolPackagesEnv } from '@arvis/tool-catalog';
 
 // A JSON Web Key Set as identity providers publish it; keys are told apart by `kid`.
 const Jwks = z.object({
@@ -49,6 +50,8 @@ const AuthorizerEnv = z
   .object({
     ...commonEnvShape,
     HTTP_PORT: envInt(3001, 1, 65535),
+    /** Tool packages (module specifiers or paths, comma-separated) whose tools this authorizer judges. */
+    ARVIS_TOOL_PACKAGES: toolPackagesEnv,
     KAFKA_GROUP_ID: envString('arvis-authorizer'),
     KAFKA_CLIENT_ID: envString('arvis-authorizer'),
     CONSUMER_SLICE_SIZE: envInt(500, 1, 5000),
@@ -101,6 +104,7 @@ export function loadAuthorizerConfig(env?: Record<string, string | undefined>) {
     },
     identity: { issuers: e.TRUSTED_ISSUERS, clockSkewS: e.JWT_CLOCK_SKEW_S },
     signing: { keyId: e.INTENT_SIGNING_KEY_ID, privateKey: e.INTENT_SIGNING_KEY },
+    toolPackages: e.ARVIS_TOOL_PACKAGES,
   };
 }
 

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { commonEnvShape, commonSettings, envInt, envJson, envString, loadConfig } from '@arvis/config';
+import { toolPackagesEnv } from '@arvis/tool-catalog';
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex SHA-256');
 
@@ -38,8 +39,16 @@ const DispatcherEnv = z.object({
   RETRY_MAX_ATTEMPTS: envInt(3, 1, 10),
   /** A decision above this risk score is not retried automatically. */
   RETRY_MAX_RISK: z.preprocess((v) => (v === undefined || v === '' ? 0.6 : v), z.coerce.number().min(0).max(1)),
-  /** Previous catalog fingerprints still accepted during a rolling deploy. */
-  ACCEPTED_CATALOG_FINGERPRINTS: envJson(z.array(Sha256), []),
+  /**
+   * Previous catalog fingerprints still accepted during a rolling deploy: a JSON list, or the
+   * fingerprints separated by commas.
+   */
+  ACCEPTED_CATALOG_FINGERPRINTS: z.preprocess(
+    (v) => (typeof v === 'string' && /^[0-9a-f,\s]+$/.test(v) ? v.split(',').map((s) => s.trim()).filter(Boolean) : v),
+    envJson(z.array(Sha256), []),
+  ),
+  /** Tool packages (module specifiers or paths, comma-separated) whose tools this dispatcher runs. */
+  ARVIS_TOOL_PACKAGES: toolPackagesEnv,
 });
 
 export function loadDispatcherConfig(env?: Record<string, string | undefined>) {
@@ -55,6 +64,7 @@ export function loadDispatcherConfig(env?: Record<string, string | undefined>) {
     toolPoolSize: e.TOOL_DATABASE_POOL_SIZE,
     verificationKeys: e.INTENT_VERIFICATION_KEYS,
     acceptedCatalogFingerprints: e.ACCEPTED_CATALOG_FINGERPRINTS,
+    toolPackages: e.ARVIS_TOOL_PACKAGES,
     retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, maxRisk: e.RETRY_MAX_RISK },
     recovery: {
       intervalMs: e.RECOVERY_INTERVAL_MS,

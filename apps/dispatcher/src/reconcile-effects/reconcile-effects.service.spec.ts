@@ -19,6 +19,7 @@ const spec = (name: string) =>
     auditRequired: true,
     reversible: false,
     manifest: { provider: null, dataEgress: false, dataClass: 'internal', requiredConsent: null },
+    execute: async () => ({ id: 'never called here' }),
   });
 
 const body = (name: string, answer: () => Promise<Reconciliation>): ToolBody => ({ name, execute: async () => ({}), reconcile: answer });

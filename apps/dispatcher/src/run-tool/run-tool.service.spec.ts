@@ -20,6 +20,7 @@ const spec = defineTool({
   auditRequired: false,
   reversible: true,
   manifest: { provider: null, dataEgress: false, dataClass: 'test', requiredConsent: null },
+  execute: async () => ({ echoed: 'the body under test is the runner() one' }),
 });
 
 const effectContext = buildEffectContext(
@@ -50,11 +51,11 @@ const prepared = (payload: Record<string, unknown>) => ({
 const run = (service: RunToolService, payload: Record<string, unknown>) => service.run(issueConsumptionProof('cap-1'), prepared(payload));
 
 describe('RunToolService classification', () => {
-  it('hands the tool exactly payload, effect context, idempotency key, capability id and an abort signal', async () => {
-    const { service, seen } = runner(async (inv) => ({ echoed: String(inv.payload.text) }));
+  it('hands the tool exactly the validated input, effect context, idempotency key, capability and decision ids and an abort signal', async () => {
+    const { service, seen } = runner(async (inv) => ({ echoed: String((inv.input as { text: string }).text) }));
     const r = await run(service, { text: 'hi' });
     expect(r).toMatchObject({ effectBoundary: 'effect_completed', success: true, output: { echoed: 'hi' } });
-    expect(Object.keys(seen[0]).sort()).toEqual(['capabilityId', 'effectContext', 'idempotencyKey', 'payload', 'signal']);
+    expect(Object.keys(seen[0]).sort()).toEqual(['capabilityId', 'decisionId', 'effectContext', 'idempotencyKey', 'input', 'signal']);
     expect(seen[0].signal.aborted).toBe(false);
   });
 

@@ -58,7 +58,8 @@ export class RunToolService {
     // Through a promise, so a body that throws before returning one is classified like any failure.
     const execution = Promise.resolve()
       .then(() => body.execute({
-        payload: p.payload,
+        input: input.data,
+        decisionId: p.decisionId,
         effectContext: p.effectContext,
         idempotencyKey: p.idempotencyKey,
         capabilityId: p.capabilityId,

@@ -1,9 +1,7 @@
+import { z } from 'zod';
+import { assembleTools, defineTool } from '@arvis/tool-catalog';
 import type { AuthorizedEffectContext } from '@arvis/effect-context';
-import { FlakyRecordTool } from './flaky-record.tool';
-import { LedgerTransferTool } from './ledger-transfer.tool';
-import { MailSendTool } from './mail-send.tool';
-import { NotesAppendTool } from './notes-append.tool';
-import type { ToolBody, ToolInvocation } from './tool-body';
+import { toolBodies, type ToolInvocation } from './tool-body';
 import type { ToolDatabase } from './tool-database';
 
 /** Records each statement and answers with one row, like the tools' own pool would. */
@@ -12,32 +10,62 @@ function fakeDatabase() {
   const db = {
     query: async (sql: string, params: unknown[]) => {
       statements.push({ sql, params });
-      return { rows: [{ id: '1', attempts: 5 }] };
+      return { rows: [{ id: '7' }], rowCount: 1 };
     },
   };
   return { db: db as unknown as ToolDatabase, statements };
 }
 
+const tool = defineTool({
+  name: 'test.write',
+  description: 'writes one row',
+  input: z.strictObject({ text: z.string() }),
+  output: z.strictObject({ id: z.string() }),
+  idempotent: false,
+  retryable: false,
+  sideEffectful: true,
+  timeoutMs: 1000,
+  maxRisk: 1,
+  requiresConfirmation: false,
+  auditRequired: false,
+  reversible: true,
+  manifest: { provider: null, dataEgress: false, dataClass: 'test', requiredConsent: null },
+  async execute({ input, db }) {
+    const { rows } = await db.query<{ id: string }>('INSERT INTO t (text) VALUES ($1) RETURNING id', [input.text]);
+    return { id: rows[0].id };
+  },
+  async reconcile({ idempotencyKey, db }) {
+    await db.query('SELECT 1 FROM t WHERE k = $1', [idempotencyKey]);
+    return { found: 'none' };
+  },
+});
+
 const invocation: ToolInvocation = {
-  payload: { text: 'x', key: 'k', failTimes: 0, from: 'a', to: 'b', amountMinor: 1, currency: 'EUR', reference: 'r', subject: 's', body: 'b' },
+  input: { text: 'x' },
   effectContext: { tenant: 'acme', principal: 'alice' } as unknown as AuthorizedEffectContext,
   idempotencyKey: 'idem:1',
   signal: new AbortController().signal,
   capabilityId: 'cap-1',
+  decisionId: 'd-1',
 };
 
-// The chaos suite (ADR 0019) tells an unknown effect that may have acted from one that cannot
-// have, by this marker: it must be the body's first statement, committed on its own.
-describe('tool bodies write their start marker first', () => {
-  it.each<[string, (db: ToolDatabase) => ToolBody]>([
-    ['notes.append', (db) => new NotesAppendTool(db)],
-    ['ledger.transfer', (db) => new LedgerTransferTool(db)],
-    ['flaky.record', (db) => new FlakyRecordTool(db)],
-    ['mail.send', (db) => new MailSendTool(db)],
-  ])('%s inserts into tool_body_starts before anything else', async (name, make) => {
+// The chaos suite (ADR 0021) tells an unknown effect that may have acted from one that cannot
+// have, by this marker: it must come before the body's first statement, committed on its own.
+describe('a package tool bound to the tools pool', () => {
+  it('inserts into tool_body_starts before its body runs, then runs the body on the same pool', async () => {
     const { db, statements } = fakeDatabase();
-    await make(db).execute({ ...invocation, payload: { ...invocation.payload, to: name === 'mail.send' ? 'a@b.c' : 'b' } });
-    expect(statements[0]).toEqual({ sql: 'INSERT INTO tool_body_starts (capability_id, tool) VALUES ($1, $2)', params: ['cap-1', name] });
-    expect(statements.length).toBeGreaterThan(1);
+    const [body] = toolBodies(assembleTools([{ name: 'p', version: '1', tools: [tool] }]), db);
+    await expect(body.execute(invocation)).resolves.toEqual({ id: '7' });
+    expect(statements).toEqual([
+      { sql: 'INSERT INTO tool_body_starts (capability_id, tool) VALUES ($1, $2)', params: ['cap-1', 'test.write'] },
+      { sql: 'INSERT INTO t (text) VALUES ($1) RETURNING id', params: ['x'] },
+    ]);
+  });
+
+  it('hands reconciliation the same pool, and writes no marker for a lookup', async () => {
+    const { db, statements } = fakeDatabase();
+    const [body] = toolBodies(assembleTools([{ name: 'p', version: '1', tools: [tool] }]), db);
+    await expect(body.reconcile!({ idempotencyKey: 'idem:1', capabilityId: 'cap-1' })).resolves.toEqual({ found: 'none' });
+    expect(statements.map((s) => s.sql)).toEqual(['SELECT 1 FROM t WHERE k = $1']);
   });
 });

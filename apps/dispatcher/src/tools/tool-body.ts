@@ -1,13 +1,16 @@
 import type { AuthorizedEffectContext } from '@arvis/effect-context';
+import type { ToolSet } from '@arvis/tool-catalog';
+import type { ToolDatabase } from './tool-database';
 
-/** Everything a tool may act on. Its dependencies come through its constructor, never from here. */
+/** What the runner hands a body: the validated input and who and what the effect is for. */
 export interface ToolInvocation {
-  readonly payload: Readonly<Record<string, unknown>>;
+  readonly input: unknown;
   readonly effectContext: AuthorizedEffectContext;
   readonly idempotencyKey: string;
   readonly signal: AbortSignal;
   /** Stable per capability; tools that record effects key them by it. */
   readonly capabilityId: string;
+  readonly decisionId: string;
 }
 
 /** What a tool can say of an effect looked up by its idempotency key. */
@@ -17,14 +20,11 @@ export type Reconciliation =
   | { found: 'none' }
   | { found: 'cannot_tell' };
 
+/** The dispatcher's view of one tool's code (a package's ToolDefinition bound to the tools' pool). */
 export interface ToolBody {
   readonly name: string;
   execute(invocation: ToolInvocation): Promise<unknown>;
-  /**
-   * Optional. Asked by recovery when a started effect has no recorded result (its dispatcher
-   * died): did the effect with this idempotency key happen? A tool that answers `none` must be
-   * sure that nothing can still land; when in doubt, `cannot_tell` (the effect stays unknown).
-   */
+  /** Optional: see ToolDefinition.reconcile in @arvis/tool-sdk. */
   reconcile?(lookup: { idempotencyKey: string; capabilityId: string }): Promise<Reconciliation>;
 }
 
@@ -36,10 +36,23 @@ export interface MarkerConnection {
 }
 
 /**
- * Records, in its own autocommitted statement on the tool's connection, that this body is about
- * to act. A crash after this line may have acted; a crash before it certainly did not, which is
- * what an effect_state_unknown is checked against (the chaos suite, ADR 0019).
+ * Records, in its own autocommitted statement on the tools' pool, that this body is about to
+ * act. A crash after this line may have acted; a crash before it certainly did not, which is
+ * what an effect_state_unknown is checked against (the chaos suite, ADR 0021). Written by the
+ * dispatcher for every tool, so a package cannot forget it.
  */
 export async function markBodyStart(db: MarkerConnection, tool: string, capabilityId: string): Promise<void> {
   await db.query('INSERT INTO tool_body_starts (capability_id, tool) VALUES ($1, $2)', [capabilityId, tool]);
+}
+
+/** Binds each tool of the set to the tools' pool; the start marker comes first, then the body. */
+export function toolBodies(set: ToolSet, db: ToolDatabase): ToolBody[] {
+  return [...set.definitions.values()].map((def) => ({
+    name: def.name,
+    execute: async (inv: ToolInvocation) => {
+      await markBodyStart(db, def.name, inv.capabilityId);
+      return def.execute({ ...inv, db });
+    },
+    reconcile: def.reconcile ? (lookup) => def.reconcile!({ ...lookup, db }) : undefined,
+  }));
 }

@@ -40,7 +40,7 @@ const HISTORY_DDL = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "applied_steps_count" INTEGER NOT NULL DEFAULT 0
 )`;
 
-const MIGRATION_LOCK_KEY = 7_276_873_001; // serialises concurrent migrators on one database
+export const MIGRATION_LOCK_KEY = 7_276_873_001; // serialises concurrent migrators on one database
 
 /** Drops the database if it exists (benchmarks start from an empty one); refuses odd names. */
 export async function dropDatabase(databaseUrl: string): Promise<void> {

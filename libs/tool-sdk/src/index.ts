@@ -1,0 +1,15 @@
+export {
+  defineTool,
+  crossesTrustBoundary,
+  type ToolSpec,
+  type ToolManifest,
+  type ToolDefinition,
+  type ToolInvocation,
+  type ToolEffectContext,
+  type ToolDatabase,
+  type ToolDatabaseClient,
+  type ToolQueryResult,
+  type Reconciliation,
+  type ReconcileLookup,
+} from './tool';
+export { defineToolPackage, type ToolPackage } from './tool-package';

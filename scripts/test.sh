@@ -7,6 +7,8 @@ trap stop_kafka_if_started EXIT
 
 install_deps
 build
+step "building the example tool package (from the packed tool SDK)"
+bash scripts/build-example-tools.sh
 step "lint (max-lines-per-function 60)"
 npm run --silent lint
 ensure_postgres

@@ -3,8 +3,8 @@
 # npm pack, install the tarball (and zod) into the example, compile it with its own tsconfig.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-mkdir -p "$ROOT/.data/packs"
-(cd "$ROOT/libs/tool-sdk" && npm run --silent build && npm pack --silent --pack-destination "$ROOT/.data/packs" >/dev/null)
+mkdir -p "$ROOT/.data/packages"
+(cd "$ROOT/libs/tool-sdk" && npm run --silent build && npm pack --silent --pack-destination "$ROOT/.data/packages" >/dev/null)
 cd "$ROOT/examples/webhook-tool"
 rm -rf node_modules/@arvis # the SDK tarball's version does not change when its content does
 # No lockfile: the SDK tarball is rebuilt each time, so a recorded integrity would go stale.

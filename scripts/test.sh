@@ -10,6 +10,8 @@ build
 step "packing @arvis/decision-client (npm pack into .data/packages)"
 mkdir -p "$ROOT/.data/packages"
 (cd "$ROOT/libs/decision-client" && npm pack --silent --pack-destination "$ROOT/.data/packages" >/dev/null)
+step "building the example tool package (from the packed tool SDK)"
+bash scripts/build-example-tools.sh
 step "lint (max-lines-per-function 60)"
 npm run --silent lint
 ensure_postgres

@@ -33,7 +33,10 @@ export function brokers(): string[] {
 export const groupOf = (env: TestEnvironment, app: 'authorizer' | 'dispatcher') => `${env.topicPrefix}${app}`;
 
 /** A fresh database (dropped and recreated), migrated, and a fresh topic prefix with its topics. */
-export async function createEnvironment(name: string, opts: { migrationsDir?: string } = {}): Promise<TestEnvironment> {
+export async function createEnvironment(
+  name: string,
+  opts: { migrationsDir?: string; toolPackages?: readonly string[] } = {},
+): Promise<TestEnvironment> {
   // ARVIS_TEST_NAMESPACE lets two checkouts run their suites side by side on one PostgreSQL.
   const db = `arvis_test_${(process.env.ARVIS_TEST_NAMESPACE ?? '') + name}`.replace(/[^a-z0-9_]/gi, '_').toLowerCase();
   const admin = new Pool({ connectionString: `${BASE_URL}/postgres`, max: 1 });
@@ -42,7 +45,7 @@ export async function createEnvironment(name: string, opts: { migrationsDir?: st
   const databaseUrl = `${BASE_URL}/${db}`;
   await applyMigrations(databaseUrl, opts.migrationsDir ?? join(ROOT, 'prisma', 'migrations'));
   // The demo tools, loaded as a user's package is: named by ARVIS_TOOL_PACKAGES, migrated after.
-  const toolPackages = localToolPackages(ROOT);
+  const toolPackages = [localToolPackages(ROOT), ...(opts.toolPackages ?? [])].join(',');
   await migrateToolPackages(databaseUrl, toolPackages);
   const topicPrefix = `t${Date.now().toString(36)}-${name}.`;
   const kafka = createKafka({ brokers: brokers(), clientId: 'arvis-test-setup' });

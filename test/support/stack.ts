@@ -10,7 +10,8 @@ export class Stack {
   readonly apps: RunningApp[] = [];
   private constructor(readonly env: TestEnvironment) {}
 
-  static async create(name: string, opts: { migrationsDir?: string } = {}): Promise<Stack> {
+  /** toolPackages: packages loaded beside the demo's (paths or module names, as ARVIS_TOOL_PACKAGES takes). */
+  static async create(name: string, opts: { migrationsDir?: string; toolPackages?: readonly string[] } = {}): Promise<Stack> {
     return new Stack(await createEnvironment(name, opts));
   }
 

@@ -4,11 +4,13 @@ const base = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
+  // Build output and installed example packages hold copies of package.json files (haste collisions).
+  modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/libs/.*/dist/', '<rootDir>/examples/.*/node_modules/', '<rootDir>/.data/'],
   moduleNameMapper: { '^@arvis/(.*)$': '<rootDir>/libs/$1/src/index.ts', '^(\\.{1,2}/.*)\\.js$': '$1' },
 };
 module.exports = {
   projects: [
-    { ...base, displayName: 'unit', testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'] },
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/tools/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'] },
     {
       ...base,
       displayName: 'e2e',

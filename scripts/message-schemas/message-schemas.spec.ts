@@ -6,6 +6,7 @@ import {
   buildDlqRecord,
   DlqRecordSchema,
   IntentMessageSchema,
+  JournalCheckpointSchema,
   JournalEntrySchema,
 } from '@arvis/contracts';
 import { generateEd25519KeyPair } from '@arvis/crypto';
@@ -71,6 +72,11 @@ describe('schemas/ (JSON Schema 2020-12 of every message)', () => {
       expect(validate('intent-message.schema.json', intent)).toBe('valid');
       expect(validate('journal-entry.schema.json', entry)).toBe('valid');
       expect(validate('dlq-record.schema.json', dlq)).toBe('valid');
+      const checkpoint = JournalCheckpointSchema.parse({
+        recordType: 'checkpoint', specVersion: 1, chain: 'main', seq: '1000', hash: h('b'), signedAt: '2026-11-30T14:05:10.000Z', signature: { keyId: 'k-1', value: 'A'.repeat(86) },
+      });
+      expect(validate('journal-checkpoint.schema.json', checkpoint)).toBe('valid');
+      expect(validate('journal-checkpoint.schema.json', { ...checkpoint, journalSeq: '1000' })).toMatch(/additional/);
       // The schemas are not blank: a field out of place fails each one.
       expect(validate('intent-message.schema.json', { ...intent, payloadSha256: 'ABC' })).toMatch(/payloadSha256/);
       expect(validate('journal-entry.schema.json', { ...entry, journalSeq: 7 })).toMatch(/journalSeq/);

@@ -5,6 +5,7 @@ import {
   ActionDecisionSchema,
   DlqRecordSchema,
   IntentMessageSchema,
+  JournalCheckpointSchema,
   JournalEntrySchema,
   SYSTEM_ID_PREFIX,
 } from '@arvis/contracts';
@@ -66,6 +67,15 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     schema: JournalEntrySchema,
     io: 'output',
     notExpressed: JOURNAL_NOTE,
+  },
+  {
+    file: 'journal-checkpoint.schema.json',
+    title: 'JournalCheckpoint',
+    description:
+      'A signed statement of a journal chain\'s head on the journal topic (key: the chain name; header arvis-record-type: checkpoint). It has no journalSeq and no kind: readers of entries skip it.',
+    schema: JournalCheckpointSchema,
+    io: 'output',
+    notExpressed: 'Not expressed here: the Ed25519 signature over the JCS text of the record without `signature` (docs/journal-topic.md). ' + RFC3339_NOTE,
   },
   {
     file: 'dlq-record.schema.json',

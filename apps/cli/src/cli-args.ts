@@ -121,8 +121,10 @@ export function parseCommandLine(argv: string[]): CommandLine {
     case 'run':
     case 'replay':
       return { command: { name, runId: runIdArg() }, json };
-    case 'verify':
     case 'catalog':
+      noMore();
+      return { command: { name }, json };
+    case 'verify':
       noMore();
       if (values['from-topic'] && values['against-topic']) throw new UsageError('verify takes --from-topic or --against-topic, not both');
       return { command: { name, source: values['from-topic'] ? 'topic' : values['against-topic'] ? 'database-against-topic' : 'database' }, json };

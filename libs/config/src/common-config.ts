@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_TOPICS, type Topics } from '@arvis/contracts';
 import { ConfigError, envBool, envInt, envString } from './load-config';
 import { faultsEnv, hasFaults } from './faults';
+import { tracingEnvShape, tracingSettings } from './tracing-config';
 
 export const Profile = z.enum(['production', 'test', 'development']);
 export type Profile = z.infer<typeof Profile>;
@@ -50,6 +51,7 @@ export const commonEnvShape = {
   ARVIS_FAULTS: faultsEnv,
   /** Attempts at one message that keeps failing (not a transient fault) before it is isolated and dead-lettered. */
   CONSUMER_MAX_HANDLER_ATTEMPTS: envInt(5, 1, 100),
+  ...tracingEnvShape,
 };
 
 export function topicsFor(prefix: string): Topics {
@@ -120,9 +122,8 @@ function crossCheck(env: CommonEnv): string[] {
   return issues;
 }
 
-type CommonEnv = {
-  [K in keyof typeof commonEnvShape]: z.output<(typeof commonEnvShape)[K]>;
-};
+// As z.object parses it: optional settings stay optional keys.
+type CommonEnv = z.output<z.ZodObject<typeof commonEnvShape>>;
 
 export function commonSettings(env: CommonEnv, clientId: string, groupId: string) {
   const issues = crossCheck(env);
@@ -160,5 +161,6 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
       crashAfterPublish: env.ARVIS_FAULTS.relayCrashAfterPublish === true,
     } satisfies RelaySettings,
     dlq: { maxRawBytes: env.DLQ_MAX_RAW_BYTES } satisfies DlqSettings,
+    tracing: tracingSettings(env),
   };
 }

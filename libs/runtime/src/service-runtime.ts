@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { createKafka, KafkaPublisher } from '@arvis/kafka';
 import { OutboxRelay } from '@arvis/outbox';
 import { PrismaService } from '@arvis/persistence';
-import type { DatabaseSettings, KafkaSettings, RelaySettings } from '@arvis/config';
+import { Tracing } from '@arvis/tracing';
+import type { DatabaseSettings, KafkaSettings, RelaySettings, TracingSettings } from '@arvis/config';
 
 export const SERVICE_SETTINGS = Symbol('SERVICE_SETTINGS');
 
@@ -11,11 +12,13 @@ export interface ServiceSettings {
   database: DatabaseSettings;
   kafka: KafkaSettings;
   relay: RelaySettings;
+  tracing: TracingSettings;
 }
 
 /**
  * Shared plumbing of both apps: the Prisma client, the outbox relay running in-process, and an
- * orderly stop (consumers first, then the relay drains what they committed, then the database).
+ * orderly stop (consumers first, then the relay drains what they committed, then the database;
+ * spans are flushed last, so those of the final drain are exported too).
  */
 @Injectable()
 export class ServiceRuntime implements OnApplicationShutdown {
@@ -27,10 +30,11 @@ export class ServiceRuntime implements OnApplicationShutdown {
   constructor(
     @Inject(SERVICE_SETTINGS) readonly settings: ServiceSettings,
     readonly prisma: PrismaService,
+    private readonly tracing: Tracing,
   ) {
     if (settings.relay.enabled) {
       this.publisher = new KafkaPublisher(createKafka({ ...settings.kafka, clientId: `${settings.kafka.clientId}-relay` }));
-      this.relay = new OutboxRelay(settings.database.url, this.publisher, settings.relay);
+      this.relay = new OutboxRelay(settings.database.url, this.publisher, settings.relay, tracing);
     }
   }
 
@@ -62,6 +66,7 @@ export class ServiceRuntime implements OnApplicationShutdown {
       await this.relay!.stop();
     }
     await this.publisher?.disconnect().catch(() => undefined);
+    await this.tracing.shutdown();
     this.log.log(`${this.settings.service} stopped`);
   }
 }

@@ -104,6 +104,23 @@ export class Tracing {
     return this.tracer.startSpan(name, options, this.contextOf(parent));
   }
 
+  /**
+   * Runs one step of a batch under a span per item, each a child of that item's trace; items
+   * without a trace get none. The spans end with the step, failed if it throws.
+   */
+  async inSpans<T>(name: string, parents: readonly (TraceCarrier | undefined)[], step: () => Promise<T>, options?: SpanOptions): Promise<T> {
+    const spans = parents.flatMap((p) => (p ? [this.startSpan(name, p, options)] : []));
+    if (spans.length === 0) return step();
+    try {
+      const out = await step();
+      for (const s of spans) s.end();
+      return out;
+    } catch (e) {
+      for (const s of spans) endSpan(s, e);
+      throw e;
+    }
+  }
+
   /** The span's context as a carrier, or undefined when there is none (no-op span without a parent). */
   carrierOf(span: Span): TraceCarrier | undefined {
     if (!isSpanContextValid(span.spanContext())) return undefined;

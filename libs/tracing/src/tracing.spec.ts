@@ -23,7 +23,7 @@ describe('Tracing', () => {
   });
 
   it('starts a new trace without a (valid) traceparent', () => {
-    for (const parent of [undefined, {}, { traceparent: 'garbage' }]) {
+    for (const parent of [undefined, {}, { traceparent: 'garbage' }] as (Record<string, string> | undefined)[]) {
       const span = tracing.startSpan('authorize decision', parent);
       expect(traceIdOf(tracing.carrierOf(span))).toMatch(/^[0-9a-f]{32}$/);
       expect(traceIdOf(tracing.carrierOf(span))).not.toBe(TRACE_ID);

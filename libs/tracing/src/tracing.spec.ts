@@ -1,4 +1,4 @@
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
+import { BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { traceIdOf, withTraceHeaders } from './trace-carrier';
 import { Tracing } from './tracing';
 
@@ -70,5 +70,25 @@ describe('trace carriers', () => {
     expect(traceIdOf({ traceparent: TRACEPARENT })).toBe(TRACE_ID);
     expect(traceIdOf({ traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` })).toBeUndefined();
     expect(traceIdOf(undefined)).toBeUndefined();
+  });
+});
+
+describe('Tracing shutdown', () => {
+  it('flushes spans still held by a batch processor', async () => {
+    // InMemorySpanExporter forgets its spans on shutdown, so this one keeps them.
+    const exported: string[] = [];
+    const exporter: SpanExporter = {
+      export: (spans, done) => {
+        exported.push(...spans.map((s) => s.name));
+        done({ code: 0 });
+      },
+      shutdown: () => Promise.resolve(),
+    };
+    const tracing = Tracing.withProcessor(new BatchSpanProcessor({ exporter, scheduledDelayMillis: 60_000 }), 'arvis-spec');
+    tracing.startSpan('relay publish', { traceparent: TRACEPARENT }).end();
+    expect(exported).toEqual([]);
+    await tracing.shutdown();
+    await tracing.shutdown(); // a second call is harmless
+    expect(exported).toEqual(['relay publish']);
   });
 });

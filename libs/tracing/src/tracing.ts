@@ -56,6 +56,9 @@ function samplerFor(s: TracingSettings): Sampler {
   }
 }
 
+/** A collector that does not answer must not hold up a stop (supervisors kill after a grace period). */
+const SHUTDOWN_FLUSH_MS = 5000;
+
 const isSpan = (p: SpanParent): p is Span => typeof (p as Span | undefined)?.spanContext === 'function';
 
 /**
@@ -129,9 +132,20 @@ export class Tracing {
     return out.traceparent ? (out as unknown as TraceCarrier) : undefined;
   }
 
-  /** Flushes what the batch processor holds and stops exporting; safe to call more than once. */
+  /** Flushes what the batch processor holds (for at most 5 s) and stops exporting; safe to call more than once. */
   shutdown(): Promise<void> {
-    this.stopped ??= this.provider ? this.provider.shutdown().catch(() => undefined) : Promise.resolve();
+    if (!this.stopped) {
+      const provider = this.provider;
+      this.stopped = provider
+        ? new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, SHUTDOWN_FLUSH_MS);
+            provider.shutdown().catch(() => undefined).finally(() => {
+              clearTimeout(timer);
+              resolve();
+            });
+          })
+        : Promise.resolve();
+    }
     return this.stopped;
   }
 

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { createKafka } from '@arvis/kafka';
+import { createKafka, toInboundHeaders } from '@arvis/kafka';
 
 export interface TopicRecord {
   partition: number;
   offset: string;
   key: string | null;
   value: string;
+  headers: Record<string, string>;
 }
 
 /** Reads a topic from the beginning up to its current end, in partition order. */
@@ -25,7 +26,7 @@ export async function readWholeTopic(brokers: string[], topic: string): Promise<
     const timer = setTimeout(() => reject(new Error(`reading ${topic} did not reach its end`)), 60_000);
     void consumer.run({
       eachMessage: async ({ partition, message }) => {
-        out.push({ partition, offset: message.offset, key: message.key?.toString() ?? null, value: message.value?.toString() ?? '' });
+        out.push({ partition, offset: message.offset, key: message.key?.toString() ?? null, value: message.value?.toString() ?? '', headers: toInboundHeaders(message.headers) });
         const end = remaining.get(partition);
         if (end !== undefined && BigInt(message.offset) + 1n >= end) remaining.delete(partition);
         if (remaining.size === 0) {

@@ -3,6 +3,7 @@ import { DEFAULT_TOPICS, type Topics } from '@arvis/contracts';
 import { loadEd25519PrivateKey } from '@arvis/crypto';
 import { ConfigError, envBool, envInt, envString } from './load-config';
 import { faultsEnv, hasFaults } from './faults';
+import { tracingEnvShape, tracingSettings } from './tracing-config';
 
 export const Profile = z.enum(['production', 'test', 'development']);
 export type Profile = z.infer<typeof Profile>;
@@ -62,6 +63,7 @@ export const commonEnvShape = {
   JOURNAL_CHECKPOINT_EVERY_ENTRIES: envInt(1000, 1, 10_000_000),
   /** …or once the oldest unsigned entry is this old. */
   JOURNAL_CHECKPOINT_EVERY_MS: envInt(60000, 100),
+  ...tracingEnvShape,
 };
 
 export function topicsFor(prefix: string): Topics {
@@ -156,8 +158,8 @@ export interface CheckpointSettings {
   everyMs: number;
 }
 
-const CommonEnvSchema = z.object(commonEnvShape);
-type CommonEnv = z.output<typeof CommonEnvSchema>;
+// As z.object parses it: optional settings stay optional keys.
+type CommonEnv = z.output<z.ZodObject<typeof commonEnvShape>>;
 
 export function commonSettings(env: CommonEnv, clientId: string, groupId: string) {
   const issues = crossCheck(env);
@@ -196,6 +198,7 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
     } satisfies RelaySettings,
     dlq: { maxRawBytes: env.DLQ_MAX_RAW_BYTES } satisfies DlqSettings,
     checkpoint: checkpointSettings(env),
+    tracing: tracingSettings(env),
   };
 }
 

@@ -12,3 +12,4 @@ export {
   dlqRecordBytesFor,
 } from './common-config';
 export { FaultsSchema, faultFor, hasFaults, type Faults } from './faults';
+export { TracesSampler, tracingEnvShape, tracingSettings, type TracingSettings } from './tracing-config';

@@ -117,3 +117,18 @@ describe('JournalEntrySchema shape', () => {
     ).toBe(false);
   });
 });
+
+describe('journal entry traceId (ADR 0028)', () => {
+  const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+
+  it('is an optional field of the chained entry, not of a draft (writers never hash it)', () => {
+    expect(JournalEntrySchema.safeParse({ ...completed, ...chain, traceId }).success).toBe(true);
+    expect(JournalEntryDraftSchema.safeParse({ ...completed, traceId }).success).toBe(false);
+  });
+
+  it('must be a valid W3C trace id', () => {
+    for (const bad of ['0'.repeat(32), traceId.toUpperCase(), traceId.slice(1), `00-${traceId}-00f067aa0ba902b7-01`]) {
+      expect(JournalEntrySchema.safeParse({ ...completed, ...chain, traceId: bad }).success).toBe(false);
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EffectBoundary, JournalKind } from './effect-boundary';
-import { DecimalString, IdempotencyKey, Identifier, Rfc3339Utc, Sha256Hex } from './primitives';
+import { DecimalString, IdempotencyKey, Identifier, Rfc3339Utc, Sha256Hex, TraceId } from './primitives';
 import { ReasonCode, SPEC_VERSION } from './reason-codes';
 import { RetryInfo } from './retry-info';
 
@@ -117,6 +117,11 @@ export const JournalEntrySchema = z
     journalSeq: DecimalString,
     prevHash: Sha256Hex,
     hash: Sha256Hex,
+    /**
+     * The decision's trace (ADR 0028). Not covered by `hash` and not in the journal.entry text:
+     * tracing is observability, so it can never change what the chain proves.
+     */
+    traceId: TraceId.optional(),
   })
   .superRefine(enforceKindTable);
 export type JournalEntry = z.infer<typeof JournalEntrySchema>;

@@ -3,6 +3,13 @@ import { z } from 'zod';
 export const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'expected lowercase hex SHA-256');
 export type Sha256Hex = z.infer<typeof Sha256Hex>;
 
+// W3C trace-context trace id: 32 lowercase hex, not all zeros (an invalid id).
+export const TraceId = z
+  .string()
+  .regex(/^[0-9a-f]{32}$/, 'expected a W3C trace id (32 lowercase hex)')
+  .refine((s) => s !== '0'.repeat(32), 'the all-zero trace id is invalid');
+export type TraceId = z.infer<typeof TraceId>;
+
 export const IdempotencyKey = z.string().regex(/^idem:[0-9a-f]{64}$/, 'expected idem:<lowercase hex SHA-256>');
 export type IdempotencyKey = z.infer<typeof IdempotencyKey>;
 

@@ -48,14 +48,15 @@ export class DecisionClient {
     return this.producer;
   }
 
-  async send(decisions: DecisionInput[]): Promise<void> {
+  /** `headers` go with every message (a W3C traceparent, for one). */
+  async send(decisions: DecisionInput[], headers?: Record<string, string>): Promise<void> {
     await this.sendRaw(
       this.topics.decisions,
-      decisions.map((d) => ({ key: d.runId, value: JSON.stringify({ specVersion: SPEC_VERSION, ...d }) })),
+      decisions.map((d) => ({ key: d.runId, value: JSON.stringify({ specVersion: SPEC_VERSION, ...d }), headers })),
     );
   }
 
-  async sendRaw(topic: string, messages: { key: string; value: string | Buffer | null }[]): Promise<void> {
+  async sendRaw(topic: string, messages: { key: string; value: string | Buffer | null; headers?: Record<string, string> }[]): Promise<void> {
     const p = await this.connected();
     for (let i = 0; i < messages.length; i += 1000) {
       await p.send({ topic, acks: -1, messages: messages.slice(i, i + 1000) });

@@ -2,12 +2,14 @@ import { canonicalJson, chainHash } from '@arvis/crypto';
 import { isFinalKind, JournalEntryDraftSchema, SPEC_VERSION, type JournalEntry } from '@arvis/contracts';
 import { insertRows, type ColumnMap, type Tx } from '@arvis/persistence';
 import { enqueueOutbox } from '@arvis/outbox';
+import { traceIdOf, type TraceCarrier } from '@arvis/tracing';
 import type { JournalDraft } from './entries';
 
 interface JournalRow {
   journalSeq: bigint;
   entry: JournalEntry;
   unhashed: string;
+  trace?: TraceCarrier;
 }
 
 const JOURNAL_COLUMNS: ColumnMap<JournalRow> = {
@@ -23,6 +25,7 @@ const JOURNAL_COLUMNS: ColumnMap<JournalRow> = {
   final_decision_id: ['text', (r) => (isFinalKind(r.entry.kind) ? r.entry.decisionId : null)],
   result_capability_id: ['text', (r) => (r.entry.kind === 'tool_result' ? (r.entry.capabilityId ?? null) : null)],
   entry: ['text', (r) => r.unhashed],
+  trace_id: ['text', (r) => r.entry.traceId ?? null],
   prev_hash: ['text', (r) => r.entry.prevHash],
   hash: ['text', (r) => r.entry.hash],
   recorded_at: ['timestamptz', (r) => new Date(r.entry.recordedAt)],
@@ -39,12 +42,12 @@ export class JournalDraftError extends Error {
 
 /** Every draft, stamped, parsed against the contract (kind table included) before it is chained. */
 function stamp(drafts: readonly JournalDraft[], recordedAt: string) {
-  return drafts.map((d) => {
+  return drafts.map(({ trace, ...d }) => {
     const parsed = JournalEntryDraftSchema.safeParse({ ...d, specVersion: SPEC_VERSION, recordedAt });
     if (!parsed.success) {
       throw new JournalDraftError(d.decisionId, parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
     }
-    return parsed.data;
+    return { draft: parsed.data, trace, traceId: traceIdOf(trace) };
   });
 }
 
@@ -53,6 +56,8 @@ function stamp(drafts: readonly JournalDraft[], recordedAt: string) {
  * outbox, inside the caller's transaction. The chain head row is locked (FOR UPDATE) so
  * journalSeq and prevHash are assigned in one order across every writer of both apps; callers
  * append last in their transaction to hold that lock briefly. recordedAt is the database's time.
+ * The trace id is added after hashing, beside `hash`: it is in the topic copy and the trace_id
+ * column, never in the hashed entry text (ADR 0028).
  */
 export async function appendJournal(tx: Tx, drafts: readonly JournalDraft[], journalTopic: string): Promise<JournalEntry[]> {
   if (drafts.length === 0) return [];
@@ -63,14 +68,14 @@ export async function appendJournal(tx: Tx, drafts: readonly JournalDraft[], jou
   let prevHash = head[0].last_hash;
   const entries: JournalEntry[] = [];
   const rows: JournalRow[] = [];
-  for (const draft of stamp(drafts, head[0].db_now.toISOString())) {
+  for (const { draft, trace, traceId } of stamp(drafts, head[0].db_now.toISOString())) {
     seq += 1n;
     // chain is hashed: an entry cannot be moved to another chain unnoticed (ADR 0025).
     const unhashed = { ...draft, chain: head[0].chain, journalSeq: seq.toString(), prevHash };
     const hash = chainHash(prevHash, unhashed);
-    const entry = { ...unhashed, hash } as JournalEntry;
+    const entry = { ...unhashed, hash, ...(traceId ? { traceId } : {}) } as JournalEntry;
     entries.push(entry);
-    rows.push({ journalSeq: seq, entry, unhashed: canonicalJson(unhashed) });
+    rows.push({ journalSeq: seq, entry, unhashed: canonicalJson(unhashed), trace });
     prevHash = hash;
   }
   await insertRows(tx, 'journal', JOURNAL_COLUMNS, rows);
@@ -79,7 +84,7 @@ export async function appendJournal(tx: Tx, drafts: readonly JournalDraft[], jou
   if (moved !== 1) throw new Error('journal head did not move');
   await enqueueOutbox(
     tx,
-    entries.map((e) => ({ topic: journalTopic, key: e.runId, payload: JSON.stringify(e) })),
+    rows.map((r) => ({ topic: journalTopic, key: r.entry.runId, payload: JSON.stringify(r.entry), traceContext: r.trace })),
   );
   return entries;
 }

@@ -1,10 +1,13 @@
 import type { EffectBoundary, JournalEntryDraft, JournalError, ReasonCode, RetryInfo } from '@arvis/contracts';
+import type { TraceCarrier } from '@arvis/tracing';
 
 /**
  * What a writer hands appendJournal: an entry without the fields the chain supplies. recordedAt
- * is always the database's time at append, so it is not a writer's to give.
+ * is always the database's time at append, so it is not a writer's to give. `trace` is the
+ * decision's trace context: the entry's traceId and its journal message's trace headers, never
+ * hashed.
  */
-export type JournalDraft = Omit<JournalEntryDraft, 'specVersion' | 'recordedAt'>;
+export type JournalDraft = Omit<JournalEntryDraft, 'specVersion' | 'recordedAt'> & { trace?: TraceCarrier };
 
 /** Who and what a decision is about: every entry names these. */
 export interface DecisionFacts {
@@ -14,6 +17,8 @@ export interface DecisionFacts {
   tenant: string;
   principal: string;
   tool: string;
+  /** The decision's trace context, when it has one. */
+  trace?: TraceCarrier;
 }
 
 /** A decision that reached a capability: its committed intent. */
@@ -51,6 +56,7 @@ const decisionFields = (f: RefusedDecisionFacts) => ({
   tool: f.tool,
   ...(f.idempotencyKey ? { idempotencyKey: f.idempotencyKey } : {}),
   ...(f.retry ? { retry: f.retry } : {}),
+  ...(f.trace ? { trace: f.trace } : {}),
 });
 
 const capabilityFields = (f: CapabilityFacts) => ({

@@ -1,4 +1,5 @@
 import { unnestOf, type ColumnMap, type Tx } from '@arvis/persistence';
+import type { TraceCarrier } from '@arvis/tracing';
 
 export interface OutboxRow {
   topic: string;
@@ -7,6 +8,8 @@ export interface OutboxRow {
   headers?: Record<string, string>;
   /** Set when the caller reserved the sequence (an intent's durable position is its outbox seq). */
   seq?: bigint;
+  /** The writer's span: the relay publishes under it and sends it as traceparent/tracestate. */
+  traceContext?: TraceCarrier;
 }
 
 const OUTBOX_COLUMNS: ColumnMap<OutboxRow> = {
@@ -15,6 +18,7 @@ const OUTBOX_COLUMNS: ColumnMap<OutboxRow> = {
   message_key: ['text', (r) => r.key],
   payload: ['text', (r) => r.payload],
   headers: ['jsonb', (r) => (r.headers ? JSON.stringify(r.headers) : null)],
+  trace_context: ['jsonb', (r) => (r.traceContext ? JSON.stringify(r.traceContext) : null)],
 };
 
 /** Adds rows to the outbox inside the caller's transaction; they reach Kafka only if it commits. */
@@ -23,8 +27,8 @@ export async function enqueueOutbox(tx: Tx, rows: OutboxRow[]): Promise<void> {
   const u = unnestOf(OUTBOX_COLUMNS, rows);
   // Rows without a reserved position take the next ones, in the order given (unnest keeps it).
   const inserted = await tx.$executeRawUnsafe(
-    `INSERT INTO outbox (seq, topic, message_key, payload, headers)
-     SELECT coalesce(v.seq, nextval(pg_get_serial_sequence('outbox', 'seq'))), v.topic, v.message_key, v.payload, v.headers
+    `INSERT INTO outbox (seq, topic, message_key, payload, headers, trace_context)
+     SELECT coalesce(v.seq, nextval(pg_get_serial_sequence('outbox', 'seq'))), v.topic, v.message_key, v.payload, v.headers, v.trace_context
      FROM ${u.sql}`,
     ...u.params,
   );

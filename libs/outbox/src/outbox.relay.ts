@@ -3,6 +3,7 @@ import { Client, Pool, type PoolClient } from 'pg';
 import type { RelaySettings } from '@arvis/config';
 import { isTooLargeError, type KafkaPublisher, type OutboundMessage } from '@arvis/kafka';
 import { handlePoolErrors } from '@arvis/persistence';
+import { endSpan, SpanKind, Tracing, withTraceHeaders, type Span, type TraceCarrier } from '@arvis/tracing';
 import { planBatch } from './plan-batch';
 
 export interface RelayStats {
@@ -21,6 +22,7 @@ interface OutboxRecord {
   message_key: string;
   payload: string;
   headers: Record<string, string> | null;
+  trace_context: TraceCarrier | null;
 }
 
 interface BatchOutcome {
@@ -32,11 +34,11 @@ interface BatchOutcome {
 
 const IDLE: BatchOutcome = { published: 0, quarantined: 0, more: false };
 
-function groupByTopic(rows: OutboxRecord[]): Map<string, OutboundMessage[]> {
+function groupByTopic(rows: OutboxRecord[], headers: (Record<string, string> | undefined)[]): Map<string, OutboundMessage[]> {
   const byTopic = new Map<string, OutboundMessage[]>();
-  for (const r of rows) {
+  for (const [i, r] of rows.entries()) {
     const list = byTopic.get(r.topic) ?? [];
-    list.push({ key: r.message_key, value: r.payload, headers: r.headers ?? undefined });
+    list.push({ key: r.message_key, value: r.payload, headers: headers[i] });
     byTopic.set(r.topic, list);
   }
   return byTopic;
@@ -70,6 +72,7 @@ export class OutboxRelay {
     private readonly databaseUrl: string,
     private readonly publisher: KafkaPublisher,
     private readonly settings: RelaySettings,
+    private readonly tracing: Tracing = Tracing.disabled(),
   ) {
     this.pool = handlePoolErrors(new Pool({ connectionString: databaseUrl, max: 1 }), 'relay', (m) => this.log.warn(m));
   }
@@ -187,7 +190,8 @@ export class OutboxRelay {
 
   private async publishLocked(client: PoolClient): Promise<BatchOutcome> {
     const candidates = await client.query<{ seq: string; bytes: number }>(
-      `SELECT seq::text, (octet_length(payload) + octet_length(message_key) + coalesce(octet_length(headers::text), 0))::int AS bytes
+      `SELECT seq::text, (octet_length(payload) + octet_length(message_key) + coalesce(octet_length(headers::text), 0)
+         + coalesce(octet_length(trace_context::text), 0))::int AS bytes
        FROM outbox WHERE published_at IS NULL AND quarantined_at IS NULL ORDER BY outbox.seq LIMIT $1`, // not the text alias
       [this.settings.batchSize],
     );
@@ -204,7 +208,7 @@ export class OutboxRelay {
     if (plan.send.length === 0) return { published: 0, quarantined, more };
     const rows = await this.load(client, plan.send.map((r) => r.seq));
     try {
-      await this.publisher.sendBatch(groupByTopic(rows));
+      await this.send(rows);
     } catch (e) {
       if (!isTooLargeError(e)) throw e;
       return { published: 0, quarantined: quarantined + (await this.refusedAsTooLarge(client, rows, e as Error)), more: true };
@@ -222,9 +226,34 @@ export class OutboxRelay {
     return { published: rows.length, quarantined, more };
   }
 
+  /**
+   * One send. A row written under a span is published under a child span of it, whose context
+   * travels as the message's traceparent/tracestate headers (ADR 0028); other rows go as stored.
+   */
+  private async send(rows: OutboxRecord[]): Promise<void> {
+    const spans = rows.map((r) => (r.trace_context ? this.publishSpan(r) : undefined));
+    const headers = rows.map((r, i) => withTraceHeaders(r.headers ?? undefined, spans[i] && this.tracing.carrierOf(spans[i])));
+    let failure: unknown;
+    try {
+      await this.publisher.sendBatch(groupByTopic(rows, headers));
+    } catch (e) {
+      failure = e;
+      throw e;
+    } finally {
+      for (const span of spans) if (span) endSpan(span, failure);
+    }
+  }
+
+  private publishSpan(r: OutboxRecord): Span {
+    return this.tracing.startSpan('relay publish', r.trace_context!, {
+      kind: SpanKind.PRODUCER,
+      attributes: { 'messaging.system': 'kafka', 'messaging.operation.type': 'send', 'messaging.destination.name': r.topic, 'arvis.outbox.seq': r.seq },
+    });
+  }
+
   private async load(client: PoolClient, seqs: string[]): Promise<OutboxRecord[]> {
     const { rows } = await client.query<OutboxRecord>(
-      `SELECT seq::text, topic, message_key, payload, headers FROM outbox WHERE seq = ANY($1::bigint[]) ORDER BY outbox.seq`,
+      `SELECT seq::text, topic, message_key, payload, headers, trace_context FROM outbox WHERE seq = ANY($1::bigint[]) ORDER BY outbox.seq`,
       [seqs],
     );
     if (rows.length !== seqs.length) throw new Error(`loaded ${rows.length} of ${seqs.length} outbox rows; another writer interfered`);

@@ -3,7 +3,8 @@ import { createKafka, KafkaPublisher } from '@arvis/kafka';
 import { JournalCheckpointer } from '@arvis/journal';
 import { OutboxRelay } from '@arvis/outbox';
 import { PrismaService } from '@arvis/persistence';
-import type { CheckpointSettings, DatabaseSettings, KafkaSettings, RelaySettings } from '@arvis/config';
+import { Tracing } from '@arvis/tracing';
+import type { CheckpointSettings, DatabaseSettings, KafkaSettings, RelaySettings, TracingSettings } from '@arvis/config';
 import { PeriodicTask } from './periodic-task';
 
 export const SERVICE_SETTINGS = Symbol('SERVICE_SETTINGS');
@@ -17,11 +18,13 @@ export interface ServiceSettings {
   checkpoint?: CheckpointSettings | null;
   /** The journal topic, where checkpoints go; needed only with `checkpoint`. */
   topics?: { journal: string };
+  tracing: TracingSettings;
 }
 
 /**
  * Shared plumbing of both apps: the Prisma client, the outbox relay running in-process, and an
- * orderly stop (consumers first, then the relay drains what they committed, then the database).
+ * orderly stop (consumers first, then the relay drains what they committed, then the database;
+ * spans are flushed last, so those of the final drain are exported too).
  */
 @Injectable()
 export class ServiceRuntime implements OnApplicationShutdown {
@@ -34,10 +37,11 @@ export class ServiceRuntime implements OnApplicationShutdown {
   constructor(
     @Inject(SERVICE_SETTINGS) readonly settings: ServiceSettings,
     readonly prisma: PrismaService,
+    private readonly tracing: Tracing,
   ) {
     if (settings.relay.enabled) {
       this.publisher = new KafkaPublisher(createKafka({ ...settings.kafka, clientId: `${settings.kafka.clientId}-relay` }));
-      this.relay = new OutboxRelay(settings.database.url, this.publisher, settings.relay);
+      this.relay = new OutboxRelay(settings.database.url, this.publisher, settings.relay, tracing);
     }
   }
 
@@ -91,6 +95,7 @@ export class ServiceRuntime implements OnApplicationShutdown {
       await this.relay!.stop();
     }
     await this.publisher?.disconnect().catch(() => undefined);
+    await this.tracing.shutdown();
     this.log.log(`${this.settings.service} stopped`);
   }
 }

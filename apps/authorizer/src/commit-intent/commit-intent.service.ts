@@ -7,7 +7,9 @@ import { CapabilityStore, ConfirmationNotReservable, ConfirmationStore, type Min
 import { enqueueOutbox, reserveOutboxSeqs } from '@arvis/outbox';
 import { insertRows, Prisma, StoreFingerprint, type ColumnMap, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
+import type { TraceCarrier } from '@arvis/tracing';
 import type { Authorized } from '../authorize-decision/authorization.types';
+import type { TraceOf } from '../decision-pipeline/decision-traces';
 import { AuthorizerFaultPoints } from '../fault-points/fault-points';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { validateReceipt } from './validate-receipt';
@@ -39,6 +41,8 @@ interface Prepared {
   capability: MintedCapability;
   message: IntentMessage;
   seq: bigint;
+  /** Sent with the intent message as traceparent/tracestate (ADR 0028). */
+  trace?: TraceCarrier;
 }
 
 const INTENT_COLUMNS: ColumnMap<Prepared> = {
@@ -92,13 +96,14 @@ export class CommitIntentService {
    * IntentSinkError and the caller retries the slice with `isolate` true, where each intent has
    * its own savepoint and a failure aborts that decision only.
    */
-  async commit(tx: Tx, authorized: Authorized[], committedAt: Date, isolate: boolean): Promise<CommitResult> {
+  async commit(tx: Tx, authorized: Authorized[], committedAt: Date, isolate: boolean, traceOf?: TraceOf): Promise<CommitResult> {
     if (authorized.length === 0) return { messages: [], aborted: [] };
     const seqs = await reserveOutboxSeqs(tx, authorized.length);
     const aborted: AbortedIntent[] = [];
     const accepted: Prepared[] = [];
     for (let i = 0; i < authorized.length; i++) {
       const p = await this.prepare(tx, authorized[i], seqs[i], committedAt);
+      p.trace = traceOf?.(p.a.decision.decisionId);
       const reason = validateReceipt(p.message.receipt, {
         intentSha256: p.intent.intentCommitment,
         runId: p.a.decision.runId,
@@ -250,7 +255,7 @@ export class CommitIntentService {
     await this.capabilities.mint(tx, prepared.map((p) => p.capability));
     await enqueueOutbox(
       tx,
-      prepared.map((p) => ({ seq: p.seq, topic: this.config.topics.intents, key: p.message.runId, payload: p.intent.message! })),
+      prepared.map((p) => ({ seq: p.seq, topic: this.config.topics.intents, key: p.message.runId, payload: p.intent.message!, traceContext: p.trace })),
     );
   }
 

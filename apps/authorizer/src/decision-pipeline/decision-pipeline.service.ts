@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PrismaService, type Tx } from '@arvis/persistence';
+import { Tracing } from '@arvis/tracing';
 import { AdmitDecisionService } from '../admit-decision/admit-decision.service';
 import { AuthorizeDecisionService } from '../authorize-decision/authorize-decision.service';
 import type { Authorization, Authorized, Parked, Refused } from '../authorize-decision/authorization.types';
@@ -7,6 +8,7 @@ import { CommitIntentService, IntentSinkError, type AbortedIntent } from '../com
 import { JournalOutcomesStep } from '../journal-outcomes/journal-outcomes.step';
 import { ParkDecisionStep } from '../park-decision/park-decision.step';
 import { RecordInboxStep, type Fresh } from '../record-inbox/record-inbox.step';
+import { DecisionTraces } from './decision-traces';
 import type { BatchOutcome, PipelineInput } from './pipeline.types';
 
 /**
@@ -29,19 +31,37 @@ export class DecisionPipeline {
     private readonly intents: CommitIntentService,
     private readonly parking: ParkDecisionStep,
     private readonly journal: JournalOutcomesStep,
+    private readonly tracing: Tracing,
   ) {}
 
   async run(input: PipelineInput): Promise<BatchOutcome> {
+    const traces = new DecisionTraces(this.tracing, input.candidates);
+    try {
+      const outcome = await this.runTraced(input, traces);
+      traces.end();
+      return outcome;
+    } catch (e) {
+      traces.end(e);
+      throw e;
+    }
+  }
+
+  private async runTraced(input: PipelineInput, traces: DecisionTraces): Promise<BatchOutcome> {
     const outcomes = await this.authorizer.authorizeAll(input.candidates.map((c) => ({ decision: c.decision, identity: c.identity })));
     const attempt = (savepointPerIntent: boolean) =>
-      this.prisma.tx(async (tx) => {
-        const mine = input.claim ? await input.claim(tx) : () => true;
-        const keep = input.candidates.map(mine);
-        const own = { ...input, candidates: input.candidates.filter((_, i) => keep[i]) };
-        const result = await this.inTransaction(tx, own, outcomes.filter((_, i) => keep[i]), savepointPerIntent);
-        await input.acknowledge?.(tx, own.candidates);
-        return result;
-      });
+      this.prisma
+        .tx(async (tx) => {
+          const mine = input.claim ? await input.claim(tx) : () => true;
+          const keep = input.candidates.map(mine);
+          const own = { ...input, candidates: input.candidates.filter((_, i) => keep[i]) };
+          const result = await this.inTransaction(tx, own, outcomes.filter((_, i) => keep[i]), savepointPerIntent, traces);
+          await input.acknowledge?.(tx, own.candidates);
+          return result;
+        })
+        .catch((e: unknown) => {
+          traces.endCommits(e);
+          throw e;
+        });
     try {
       return await attempt(false);
     } catch (e) {
@@ -53,7 +73,7 @@ export class DecisionPipeline {
     }
   }
 
-  private async inTransaction(tx: Tx, input: PipelineInput, outcomes: Authorization[], savepointPerIntent: boolean): Promise<BatchOutcome> {
+  private async inTransaction(tx: Tx, input: PipelineInput, outcomes: Authorization[], savepointPerIntent: boolean, traces: DecisionTraces): Promise<BatchOutcome> {
     // The record's time is the database's: journal entries' recordedAt, the receipt's committedAt.
     const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
     const { fresh, redelivered, conflicts } = await this.inbox.sort(tx, input.candidates, outcomes);
@@ -65,7 +85,8 @@ export class DecisionPipeline {
     const { admitted, refused: notAdmitted } = await this.admission.admit(tx, authorized, now);
     const notAdmittedAborts: AbortedIntent[] = notAdmitted.map((x) => ({ authorized: x.authorized, reasonCode: x.reasonCode, detail: x.detail }));
     await this.intents.revokeWithoutIntent(tx, notAdmittedAborts);
-    const { aborted: sinkAborts } = await this.intents.commit(tx, admitted, now, savepointPerIntent);
+    traces.startCommits(admitted.map((a) => a.decision.decisionId));
+    const { aborted: sinkAborts } = await this.intents.commit(tx, admitted, now, savepointPerIntent, traces.traceOf);
     const aborted = [...notAdmittedAborts, ...sinkAborts];
     await this.parking.park(tx, parked);
 
@@ -74,7 +95,7 @@ export class DecisionPipeline {
       f.outcome.ok ? (abortedIds.has(f.candidate.decision.decisionId) ? 'refused' : 'authorized') : f.outcome.parked ? 'parked' : 'refused';
     await this.inbox.write(tx, fresh, statusOf);
     const deadLetters = [...input.deadLetters, ...conflicts];
-    await this.journal.record(tx, { refused, aborted, parked, deadLetters });
+    await this.journal.record(tx, { refused, aborted, parked, deadLetters }, traces.traceOf);
     return {
       authorized: admitted.length - sinkAborts.length,
       refused: refused.length + aborted.length,

@@ -6,6 +6,7 @@ import type { Tx } from '@arvis/persistence';
 import type { Parked, Refused } from '../authorize-decision/authorization.types';
 import type { AbortedIntent } from '../commit-intent/commit-intent.service';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
+import type { TraceOf } from '../decision-pipeline/decision-traces';
 
 /** Refusal messages quote the sender (schema issues, tool names); cut by code point. */
 const MAX_MESSAGE = 500;
@@ -25,14 +26,19 @@ export class JournalOutcomesStep {
   async record(
     tx: Tx,
     outcomes: { refused: Refused[]; aborted: AbortedIntent[]; parked: Parked[]; deadLetters: OutboxRow[] },
+    traceOf: TraceOf = () => undefined,
   ): Promise<void> {
     await enqueueOutbox(tx, outcomes.deadLetters);
+    const traced = (draft: JournalDraft): JournalDraft => {
+      const trace = traceOf(draft.decisionId);
+      return trace ? { ...draft, trace } : draft;
+    };
     await appendJournal(
       tx,
       [
-        ...outcomes.refused.map((o) => this.refusalEntry(o)),
-        ...outcomes.aborted.map((x) => this.abortEntry(x)),
-        ...outcomes.parked.map((p) => this.pendingEntry(p)),
+        ...outcomes.refused.map((o) => traced(this.refusalEntry(o))),
+        ...outcomes.aborted.map((x) => traced(this.abortEntry(x))),
+        ...outcomes.parked.map((p) => traced(this.pendingEntry(p))),
       ],
       this.config.topics.journal,
     );

@@ -64,7 +64,7 @@ export class ClaimCapabilitiesService {
           continue;
         }
         const integrity = checkStoredIntegrity(p.stored, caps.get(p.intent.capabilityId));
-        if (integrity.ok) intact.push({ intent: p.intent, stored: p.stored, payload: integrity.payload, effectContext: integrity.effectContext });
+        if (integrity.ok) intact.push({ intent: p.intent, stored: p.stored, payload: integrity.payload, effectContext: integrity.effectContext, trace: p.trace });
         else broken.push({ p, detail: integrity.detail });
       }
       journal.push(...(await this.revokeBroken(tx, broken)), ...(await this.revokeDiverged(tx, diverged)));

@@ -1,6 +1,7 @@
 import type { IntentMessage } from '@arvis/contracts';
 import type { AuthorizedEffectContext, FrozenPayload } from '@arvis/effect-context';
 import type { CapabilityFacts } from '@arvis/journal';
+import type { TraceCarrier } from '@arvis/tracing';
 import type { StoredIntent } from '../verify-intent/match-stored-intent';
 
 /** An intent whose capability this dispatcher consumed, with what its tool will be handed. */
@@ -10,10 +11,11 @@ export interface ClaimedIntent {
   /** Recomputed from the stored row and checked against the committed hashes. */
   payload: FrozenPayload;
   effectContext: AuthorizedEffectContext;
+  trace?: TraceCarrier;
 }
 
 /** What every journal entry about this intent names. */
-export function factsOf(c: { intent: IntentMessage; stored: StoredIntent }): CapabilityFacts {
+export function factsOf(c: { intent: IntentMessage; stored: StoredIntent; trace?: TraceCarrier }): CapabilityFacts {
   return {
     decisionId: c.intent.decisionId,
     runId: c.intent.runId,
@@ -25,5 +27,6 @@ export function factsOf(c: { intent: IntentMessage; stored: StoredIntent }): Cap
     intentCommitment: c.stored.intentCommitment,
     idempotencyKey: c.stored.idempotencyKey,
     ...(c.intent.retry ? { retry: c.intent.retry } : {}),
+    ...(c.trace ? { trace: c.trace } : {}),
   };
 }

@@ -2,12 +2,15 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Counter } from 'prom-client';
 import { loadEd25519PublicKey, type VerificationKeyring } from '@arvis/crypto';
 import type { KafkaBatch } from '@arvis/kafka';
+import type { OutboxRow } from '@arvis/outbox';
 import { MetricsRegistry } from '@arvis/runtime';
+import { Tracing } from '@arvis/tracing';
 import { ClaimCapabilitiesService } from '../claim-capabilities/claim-capabilities.service';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import { FaultPoints } from '../fault-points/fault-points';
 import { RunClaimedService } from '../run-claimed/run-claimed.service';
-import { verifyIntentMessages } from '../verify-intent/verify-intent-messages';
+import { verifyIntentMessages, type VerifiedIntent } from '../verify-intent/verify-intent-messages';
+import { IntentTraces } from './intent-traces';
 
 export interface DispatchOutcome {
   executed: number;
@@ -35,6 +38,7 @@ export class DispatchIntentsService {
     private readonly runner: RunClaimedService,
     private readonly faults: FaultPoints,
     metrics: MetricsRegistry,
+    private readonly tracing: Tracing,
   ) {
     this.executedTotal = new Counter({ name: 'arvis_effects_executed_total', help: 'Tool bodies run by this dispatcher', registers: [metrics] });
     this.lostTotal = new Counter({
@@ -47,15 +51,29 @@ export class DispatchIntentsService {
   }
 
   async handle(batch: KafkaBatch): Promise<DispatchOutcome> {
+    const receivedAt = new Date();
     const { verified, deadLetters } = verifyIntentMessages(batch.messages, {
       keyring: this.keyring,
       maxBytes: this.config.maxIntentBytes,
       dlqTopic: this.config.topics.intentsDlq,
-      receivedAt: new Date(),
+      receivedAt,
       maxRawBytes: this.config.dlq.maxRawBytes,
     });
+    const traces = new IntentTraces(this.tracing);
+    traces.begin(verified, receivedAt);
+    try {
+      const outcome = await this.dispatch(batch, verified, deadLetters);
+      traces.end();
+      return outcome;
+    } catch (e) {
+      traces.end(e);
+      throw e;
+    }
+  }
+
+  private async dispatch(batch: KafkaBatch, verified: VerifiedIntent[], deadLetters: OutboxRow[]): Promise<DispatchOutcome> {
     this.faults.beforeConsume(verified.map((v) => v.intent.decisionId));
-    const claim = await this.claims.claim(verified, deadLetters);
+    const claim = await this.tracing.inSpans('claim capability', verified.map((v) => v.trace), () => this.claims.claim(verified, deadLetters));
     this.lostTotal.inc(claim.lost);
     this.deadLetteredTotal.inc(deadLetters.length);
     if (deadLetters.length) this.log.warn(`${deadLetters.length} intent message(s) dead-lettered from ${batch.topic}[${batch.partition}]`);

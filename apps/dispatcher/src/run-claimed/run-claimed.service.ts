@@ -3,6 +3,7 @@ import { EffectStore } from '@arvis/lifecycle';
 import { retryWhileTransient } from '@arvis/kafka';
 import { PrismaService } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
+import { Tracing } from '@arvis/tracing';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import type { ClaimedIntent } from '../dispatch-intents/claimed-intent';
 import { RecordResultsService } from '../record-results/record-results.service';
@@ -27,6 +28,7 @@ export class RunClaimedService {
     private readonly catalog: ToolCatalog,
     private readonly tools: RunToolService,
     private readonly recorder: RecordResultsService,
+    private readonly tracing: Tracing,
   ) {}
 
   /** Returns how many bodies ran. */
@@ -49,7 +51,9 @@ export class RunClaimedService {
         const runnable = group.filter((c) => started.has(c.intent.capabilityId));
         if (runnable.length < group.length) this.log.warn(`${group.length - runnable.length} claim(s) were closed by recovery before they started; not run`);
         const results = await Promise.all(runnable.map((c) => this.runOne(c)));
-        await this.recorder.record(runnable.map((claimed, j) => ({ claimed, result: results[j] })));
+        await this.tracing.inSpans('record results', runnable.map((c) => c.trace), () =>
+          this.recorder.record(runnable.map((claimed, j) => ({ claimed, result: results[j] }))),
+        );
         ran += runnable.length;
       }
       return ran;
@@ -59,14 +63,16 @@ export class RunClaimedService {
   }
 
   private runOne(c: ClaimedIntent) {
-    return this.tools.run(issueConsumptionProof(c.intent.capabilityId), {
-      decisionId: c.intent.decisionId,
-      capabilityId: c.intent.capabilityId,
-      tool: c.stored.tool,
-      payload: c.payload.value,
-      effectContext: c.effectContext,
-      idempotencyKey: c.stored.idempotencyKey,
-    });
+    const run = () =>
+      this.tools.run(issueConsumptionProof(c.intent.capabilityId), {
+        decisionId: c.intent.decisionId,
+        capabilityId: c.intent.capabilityId,
+        tool: c.stored.tool,
+        payload: c.payload.value,
+        effectContext: c.effectContext,
+        idempotencyKey: c.stored.idempotencyKey,
+      });
+    return this.tracing.inSpans('run tool', [c.trace], run, { attributes: { 'arvis.tool': c.stored.tool } });
   }
 
   private deadlineMs(tool: string): number {

@@ -2,10 +2,13 @@ import { IntentMessageSchema, IntentSignatureSchema, parseInbound, type IntentMe
 import { verifyCanonicalSignature, type VerificationKeyring } from '@arvis/crypto';
 import type { InboundMessage } from '@arvis/kafka';
 import { deadLetterRow, type OutboxRow } from '@arvis/outbox';
+import type { TraceCarrier } from '@arvis/tracing';
 
 export interface VerifiedIntent {
   message: InboundMessage;
   intent: IntentMessage;
+  /** The intent's trace context in this dispatcher (set by IntentTraces). */
+  trace?: TraceCarrier;
 }
 
 export interface VerifiedMessages {

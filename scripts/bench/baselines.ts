@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { Pool } from 'pg';
 import { summarize, type LatencySummary } from './stats';
 
@@ -50,11 +50,12 @@ export async function pgbenchInserts(database: string, seconds: number, clients 
  * its arrival. The topic is deleted after.
  */
 export async function kafkaRoundTrip(brokers: string[], topic: string, rate: number, seconds: number): Promise<{ rate: number } & LatencySummary> {
-  const kafka = new Kafka({ brokers, clientId: 'arvis-bench-rtt', logLevel: logLevel.WARN });
+  // Quiet: a fresh broker answers "coordinator not available" once or twice, which kafkajs retries.
+  const kafka = new Kafka({ brokers, clientId: 'arvis-bench-rtt', logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
   await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true });
-  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  const producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
   const consumer = kafka.consumer({ groupId: `${topic}-group`, maxWaitTimeInMs: 100 });
   const sent = new Map<string, number>();
   const rtt: number[] = [];

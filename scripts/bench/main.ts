@@ -87,8 +87,18 @@ function write(dir: string, r: BenchResults): void {
   say(`results in ${dir} (results.json, results.md, latency.svg)`);
 }
 
+/** A usage error stops here with exit 64, before anything starts. */
+function options(argv: string[]): BenchOptions {
+  try {
+    return parseOptions(argv);
+  } catch (e) {
+    console.error(`[bench] ${(e as Error).message}\n${USAGE}`);
+    return process.exit(64);
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
-  const o = parseOptions(argv);
+  const o = options(argv);
   if (o.help) return void console.log(USAGE);
   const env = loadConfig(BenchEnv);
   const started = new Date();
@@ -119,7 +129,7 @@ async function main(argv: string[]): Promise<void> {
 main(process.argv.slice(2)).then(
   () => process.exit(0),
   (e: Error) => {
-    console.error(`[bench] ${e.message.startsWith('--') || e.name === 'TypeError' ? `${e.message}\n${USAGE}` : (e.stack ?? e.message)}`);
-    process.exit(e.message.startsWith('--') || (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? 64 : 1);
+    console.error(`[bench] ${e.stack ?? e.message}`);
+    process.exit(1);
   },
 );

@@ -42,7 +42,7 @@ export function comparisonRows(a: VariantResult, b: VariantResult): { measure: s
 }
 
 function comparisonTable(a: VariantResult, b: VariantResult): string[] {
-  const out = [row(['measure', `A: ${a.label}`, `B: ${b.label}`, 'B/A']), row(['---', '---', '---', '---'])];
+  const out = [row(['measure', a.label, b.label, 'B/A']), row(['---', '---', '---', '---'])];
   for (const r of comparisonRows(a, b)) out.push(row([r.measure, fmt(r.a, r.measure.includes('CPU') ? 3 : 0), fmt(r.b, r.measure.includes('CPU') ? 3 : 0), fmt(ratio(r.a, r.b), 2)]));
   return out;
 }

@@ -18,7 +18,9 @@ import { variantEnv, type Variant } from './services';
 import { saturationPoint } from './stats';
 
 const ROOT = join(__dirname, '..', '..', '..');
-const say = (line: string) => console.log(`[bench] ${line}`);
+const T0 = Date.now();
+/** Progress lines carry the seconds since start, so a run's length can be read off its output. */
+const say = (line: string) => console.log(`[bench +${Math.round((Date.now() - T0) / 1000)}s] ${line}`);
 
 const BenchEnv = z.object({
   KAFKA_BROKERS: envString('127.0.0.1:9092'),

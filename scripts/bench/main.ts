@@ -1,0 +1,137 @@
+// npm run bench: throughput, a latency sweep, CPU per decision by process role, peak memory and two
+// baselines, in one session, optionally against another commit's build (A, B, A, B... per step).
+// Reports figures; asserts nothing. Run through scripts/bench.sh (it installs, builds, starts the broker).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { envInt, envString, loadConfig } from '@arvis/config';
+import { kafkaRoundTrip, pgbenchInserts } from './baselines';
+import { latencyChart } from './chart';
+import { prepareCommit } from './compare';
+import { parseOptions, USAGE, type BenchOptions } from './options';
+import { chartSeries, renderMarkdown } from './report';
+import type { Baselines, BenchResults, VariantResult } from './results';
+import { measureStep, type Step, type StepContext } from './run';
+import { variantEnv, type Variant } from './services';
+import { saturationPoint } from './stats';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const T0 = Date.now();
+/** Progress lines carry the seconds since start, so a run's length can be read off its output. */
+const say = (line: string) => console.log(`[bench +${Math.round((Date.now() - T0) / 1000)}s] ${line}`);
+
+const BenchEnv = z.object({
+  KAFKA_BROKERS: envString('127.0.0.1:9092'),
+  KAFKA_PORT: envInt(9092, 1, 65535),
+  KAFKA_DATA_DIR: envString(join(ROOT, '.data', 'kafka')),
+  ARVIS_TEST_NAMESPACE: z.preprocess((v) => (v === undefined ? '' : v), z.string().regex(/^[A-Za-z0-9_]*$/)),
+  ARVIS_TEST_PORT_OFFSET: envInt(0, 0, 50000),
+  PATH: envString('/usr/local/bin:/usr/bin:/bin'),
+  HOME: envString('/root'),
+  JAVA_HOME: z.string().optional(),
+});
+type BenchEnv = z.output<typeof BenchEnv>;
+
+async function baselines(o: BenchOptions, env: BenchEnv, brokers: string[]): Promise<Baselines> {
+  if (!o.baselines) return {};
+  const out: Baselines = {};
+  const error = (e: unknown) => ({ error: (e as Error).message.split('\n')[0] });
+  say(`baseline: pgbench, 8 clients, single-row INSERT, ${o.baselineSeconds} s`);
+  out.pgbench = await pgbenchInserts(`arvis_${env.ARVIS_TEST_NAMESPACE}bench_pgbench`.toLowerCase(), o.baselineSeconds).catch(error);
+  say(`baseline: kafkajs produce-to-consume round trip at 50/s, ${o.baselineSeconds} s`);
+  out.kafkaRoundTrip = await kafkaRoundTrip(brokers, `bench-rtt-${Date.now().toString(36)}`, 50, o.baselineSeconds).catch(error);
+  say(`baseline: ${JSON.stringify(out)}`);
+  return out;
+}
+
+function steps(o: BenchOptions): Step[] {
+  return [...(o.decisions > 0 ? [{ kind: 'throughput' as const, decisions: o.decisions }] : []), ...o.sweep.map((rate) => ({ kind: 'sweep' as const, rate, seconds: o.stepSeconds }))];
+}
+
+async function variants(o: BenchOptions, env: BenchEnv): Promise<Variant[]> {
+  const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+  const current: Variant = { label: o.compare ? 'A working tree' : 'working tree', root: ROOT, commit: `${head}${dirty ? ' (with uncommitted changes)' : ''}` };
+  if (!o.compare) return [current];
+  return [current, await prepareCommit(ROOT, o.compare, say, { PATH: env.PATH, HOME: env.HOME, ...(env.JAVA_HOME ? { JAVA_HOME: env.JAVA_HOME } : {}) })];
+}
+
+/** Runs every step for every build, alternating builds within a step. */
+async function measure(o: BenchOptions, ctx: StepContext, builds: { v: Variant; env: Record<string, string> }[], notes: string[]): Promise<VariantResult[]> {
+  const results: VariantResult[] = builds.map(({ v }) => ({ label: v.label, commit: v.commit, steps: [], peakRssMb: {}, saturation: null, duplicatesOnJournalTopic: 0 }));
+  const all = steps(o);
+  for (const [i, step] of all.entries()) {
+    for (const [bi, { v, env }] of builds.entries()) {
+      say(`step ${i + 1}/${all.length} ${step.kind === 'throughput' ? `throughput: ${step.decisions} decisions at once` : `sweep: ${step.rate}/s for ${step.seconds} s`} (${v.label})`);
+      const out = await measureStep(ctx, v, env, step, i * builds.length + bi);
+      const r = results[bi];
+      r.steps.push(out.result);
+      r.duplicatesOnJournalTopic += out.duplicates;
+      for (const [app, mb] of Object.entries(out.peakRssMb)) r.peakRssMb[app] = Math.max(r.peakRssMb[app] ?? 0, mb);
+      if (out.missing > 0) notes.push(`${v.label}, step ${i + 1}: ${out.missing} decisions had no final entry within 600 s (left out of the figures)`);
+      const s = out.result;
+      say(`  ${v.label}: achieved ${s.achieved}/s, p50 ${s.latency.p50Ms} ms, p95 ${s.latency.p95Ms} ms, p99 ${s.latency.p99Ms} ms, busy ${s.cpu.busyPercent}%, CPU ms/decision ${JSON.stringify(s.cpu.msPerDecision)}`);
+    }
+  }
+  for (const r of results) r.saturation = saturationPoint(r.steps.filter((s) => s.kind === 'sweep').map((s) => ({ offered: s.offered!, achieved: s.achieved, p99Ms: s.latency.p99Ms })), o.p99BoundMs);
+  return results;
+}
+
+function write(dir: string, r: BenchResults): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'results.json'), `${JSON.stringify(r, null, 2)}\n`);
+  const md = renderMarkdown(r);
+  writeFileSync(join(dir, 'results.md'), md);
+  writeFileSync(join(dir, 'latency.svg'), latencyChart(chartSeries(r), 'Decision-to-journal latency against offered load'));
+  console.log(`\n${md}`);
+  say(`results in ${dir} (results.json, results.md, latency.svg)`);
+}
+
+/** A usage error stops here with exit 64, before anything starts. */
+function options(argv: string[]): BenchOptions {
+  try {
+    return parseOptions(argv);
+  } catch (e) {
+    console.error(`[bench] ${(e as Error).message}\n${USAGE}`);
+    return process.exit(64);
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const o = options(argv);
+  if (o.help) return void console.log(USAGE);
+  const env = loadConfig(BenchEnv);
+  const started = new Date();
+  const brokers = env.KAFKA_BROKERS.split(',');
+  const brokerPid = Number(readFileSync(join(env.KAFKA_DATA_DIR, 'run', 'kafka.pid'), 'utf8').trim());
+  const dir = o.out ?? join(ROOT, 'bench', 'results', started.toISOString().replace(/[:.]/g, '-'));
+  const ctx: StepContext = { brokers, brokerPid, basePort: 3501 + env.ARVIS_TEST_PORT_OFFSET, logDir: join(dir, 'logs'), say };
+  const base = { PATH: env.PATH, HOME: env.HOME, LOG_LEVEL: 'warn', KAFKA_BROKERS: env.KAFKA_BROKERS, DATABASE_URL: `postgresql://postgres@127.0.0.1:5432/arvis_${env.ARVIS_TEST_NAMESPACE}bench`.toLowerCase() };
+  const builds = await Promise.all((await variants(o, env)).map(async (v) => ({ v, env: await variantEnv(v, base) })));
+  const loadAverageAtStart = loadavg();
+  const notes = [`Load average ${loadAverageAtStart.map((l) => l.toFixed(2)).join(' ')} at start: figures from a busy machine are not comparable with a quiet one's.`];
+  const baselineFigures = await baselines(o, env, brokers);
+  const variantResults = await measure(o, ctx, builds, notes);
+  const finished = new Date();
+  const { stepSeconds, p99BoundMs, baselineSeconds, decisions, sweep, compare } = o;
+  write(dir, {
+    startedAt: started.toISOString(),
+    finishedAt: finished.toISOString(),
+    durationS: Math.round((finished.getTime() - started.getTime()) / 1000),
+    machine: { cpus: cpus().length, loadAverageAtStart },
+    options: { decisions, sweep, stepSeconds, p99BoundMs, baselineSeconds, ...(compare ? { compare } : {}) },
+    notes,
+    variants: variantResults,
+    baselines: baselineFigures,
+  });
+}
+
+main(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (e: Error) => {
+    console.error(`[bench] ${e.stack ?? e.message}`);
+    process.exit(1);
+  },
+);

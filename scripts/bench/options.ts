@@ -1,0 +1,69 @@
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  /** Decisions in the throughput step (0 skips it). */
+  decisions: number;
+  /** Offered loads of the latency sweep, decisions/s, ascending. */
+  sweep: number[];
+  stepSeconds: number;
+  /** The p99 a sweep step must stay under to count below saturation. */
+  p99BoundMs: number;
+  baselines: boolean;
+  baselineSeconds: number;
+  /** A commit to measure beside the working tree's build, alternately. */
+  compare?: string;
+  out?: string;
+  help: boolean;
+}
+
+export const USAGE = `usage: npm run bench -- [options]
+  --decisions N          decisions in the throughput step, sent at once (default 20000; 0 skips it)
+  --sweep R1,R2,...      offered loads of the latency sweep, decisions/s (default 50,200,500,1000)
+  --step-seconds S       seconds of load per sweep step (default 20)
+  --p99-bound-ms MS      p99 bound of the saturation point (default 1000)
+  --baseline-seconds S   seconds of pgbench and of the kafkajs round trip (default 10)
+  --no-baselines         skip the pgbench and kafkajs baselines
+  --compare COMMIT       also build COMMIT (in .data/bench/<sha>) and measure it alternately with the working tree
+  --out DIR              results folder (default bench/results/<UTC timestamp>)
+  --help                 this text`;
+
+const int = (name: string, raw: string | undefined, def: number, min: number, max: number): number => {
+  const v = raw === undefined ? def : Number(raw);
+  if (!Number.isInteger(v) || v < min || v > max) throw new Error(`--${name} must be an integer in ${min}..${max} (got ${raw})`);
+  return v;
+};
+
+/** The command line, checked: a bad value is a usage error, never a default in disguise. */
+export function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      decisions: { type: 'string' },
+      sweep: { type: 'string' },
+      'step-seconds': { type: 'string' },
+      'p99-bound-ms': { type: 'string' },
+      'baseline-seconds': { type: 'string' },
+      'no-baselines': { type: 'boolean', default: false },
+      compare: { type: 'string' },
+      out: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  const sweep = (values.sweep ?? '50,200,500,1000')
+    .split(',')
+    .filter((s) => s.trim() !== '')
+    .map((s) => int('sweep', s.trim(), 0, 1, 100_000));
+  if (new Set(sweep).size !== sweep.length) throw new Error('--sweep lists a rate twice');
+  return {
+    decisions: int('decisions', values.decisions, 20_000, 0, 10_000_000),
+    sweep: sweep.sort((a, b) => a - b),
+    stepSeconds: int('step-seconds', values['step-seconds'], 20, 1, 3600),
+    p99BoundMs: int('p99-bound-ms', values['p99-bound-ms'], 1000, 1, 3_600_000),
+    baselines: values['no-baselines'] !== true,
+    baselineSeconds: int('baseline-seconds', values['baseline-seconds'], 10, 1, 3600),
+    ...(values.compare ? { compare: values.compare } : {}),
+    ...(values.out ? { out: values.out } : {}),
+    help: values.help === true,
+  };
+}

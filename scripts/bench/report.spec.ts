@@ -1,0 +1,62 @@
+import { chartSeries, comparisonRows, renderMarkdown } from './report';
+import type { BenchResults, StepResult, VariantResult } from './results';
+
+const cpu = (k: number) => ({ busyPercent: 80, msPerDecision: { authorizer: 1 * k, dispatcher: 2 * k, broker: 0.5, postgres: 1.5, producer: 0.25 } });
+const step = (offered: number | null, p99: number, k = 1): StepResult => ({
+  kind: offered === null ? 'throughput' : 'sweep',
+  offered,
+  decisions: 1000,
+  windowMs: 2000,
+  achieved: offered ?? 500 * k,
+  latency: { count: 1000, p50Ms: p99 / 4, p95Ms: p99 / 2, p99Ms: p99, maxMs: p99 + 1 },
+  cpu: cpu(k),
+});
+const variant = (label: string, k: number): VariantResult => ({
+  label,
+  commit: `${label}0123456789abcdef`,
+  steps: [step(null, 3000, k), step(50, 80 * k, k), step(200, 400 * k, k)],
+  peakRssMb: { authorizer: 300 * k, dispatcher: 250 },
+  saturation: 200,
+  duplicatesOnJournalTopic: 0,
+});
+const results = (variants: VariantResult[]): BenchResults => ({
+  startedAt: '2026-11-30T18:00:00Z',
+  finishedAt: '2026-11-30T18:05:00Z',
+  durationS: 300,
+  machine: { cpus: 2, loadAverageAtStart: [1, 2, 3] },
+  options: { decisions: 1000, sweep: [50, 200], stepSeconds: 10, p99BoundMs: 1000, baselineSeconds: 5 },
+  notes: ['shared machine'],
+  variants,
+  baselines: { pgbench: { clients: 8, seconds: 5, tps: 1234.5 }, kafkaRoundTrip: { error: 'broker down' } },
+});
+
+describe('bench report', () => {
+  it('renders one row per step with latency, busy share and CPU per role', () => {
+    const md = renderMarkdown(results([variant('current', 1)]));
+    expect(md).toContain('| throughput (1000 at once) | current | – | 500 | 750 | 1500 | 3000 | 80.0 | 1.000 | 2.000 | 0.500 | 1.500 | 0.250 |');
+    expect(md).toContain('| 50/s | current | 50 | 50 | 20 | 40 | 80 |');
+    expect(md).toContain('saturation point 200/s');
+    expect(md).toContain('**1235 tps**');
+    expect(md).toContain('kafkajs round trip: failed (broker down)');
+    expect(md).toContain('> shared machine');
+    expect(md).not.toContain('A against B');
+  });
+
+  it('puts A and B side by side, alternating rows, with a ratio table', () => {
+    const md = renderMarkdown(results([variant('A', 1), variant('B', 2)]));
+    const rows = md.split('\n').filter((l) => l.startsWith('| 200/s'));
+    expect(rows.map((l) => l.split(' | ')[1])).toEqual(['A', 'B']);
+    expect(md).toContain('| p99 at 200/s, ms | 400 | 800 | 2.00 |');
+    expect(md).toContain('| authorizer peak RSS, MB | 300 | 600 | 2.00 |');
+    expect(md).toContain('| throughput, decisions/s | 500 | 1000 | 2.00 |');
+  });
+
+  it('compares the CPU of the throughput step', () => {
+    const rows = comparisonRows(variant('A', 1), variant('B', 2));
+    expect(rows.find((r) => r.measure.startsWith('dispatcher CPU'))).toEqual({ measure: 'dispatcher CPU ms/decision (throughput (1000 at once))', a: 2, b: 4 });
+  });
+
+  it('charts the sweep steps only', () => {
+    expect(chartSeries(results([variant('A', 1)]))[0].points.map((p) => p.offered)).toEqual([50, 200]);
+  });
+});

@@ -1,0 +1,91 @@
+// Renders a run's results as a Markdown report (and the chart's series). Pure: results in, text out.
+import type { ChartSeries } from './chart';
+import { ratio } from './stats';
+import { ROLES, type BenchResults, type StepResult, type VariantResult } from './results';
+
+const fmt = (v: number | null | undefined, digits = 0): string => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(digits));
+const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+const stepName = (s: StepResult) => (s.offered === null ? `throughput (${s.decisions} at once)` : `${s.offered}/s`);
+
+function stepsTable(variants: VariantResult[]): string[] {
+  const head = ['step', 'build', 'offered/s', 'achieved/s', 'p50 ms', 'p95 ms', 'p99 ms', 'busy %', ...ROLES.map((r) => `${r} ms/dec`)];
+  const out = [row(head), row(head.map(() => '---'))];
+  const steps = variants[0]?.steps ?? [];
+  steps.forEach((_, i) => {
+    for (const v of variants) {
+      const s = v.steps[i];
+      if (!s) continue;
+      const cpu = ROLES.map((r) => fmt(s.cpu.msPerDecision[r], 3));
+      out.push(row([stepName(s), v.label, s.offered ?? '–', fmt(s.achieved), fmt(s.latency.p50Ms), fmt(s.latency.p95Ms), fmt(s.latency.p99Ms), fmt(s.cpu.busyPercent, 1), ...cpu]));
+    }
+  });
+  return out;
+}
+
+/** The figures a before/after reader looks at first, A and B side by side with B/A. */
+export function comparisonRows(a: VariantResult, b: VariantResult): { measure: string; a: number | null; b: number | null }[] {
+  const rows: { measure: string; a: number | null; b: number | null }[] = [];
+  const tp = (v: VariantResult) => v.steps.find((s) => s.kind === 'throughput');
+  if (tp(a)) rows.push({ measure: 'throughput, decisions/s', a: tp(a)!.achieved, b: tp(b)?.achieved ?? null });
+  rows.push({ measure: 'saturation point, offered/s', a: a.saturation, b: b.saturation });
+  for (const s of a.steps.filter((x) => x.kind === 'sweep')) {
+    const other = b.steps.find((x) => x.kind === 'sweep' && x.offered === s.offered);
+    rows.push({ measure: `p99 at ${s.offered}/s, ms`, a: s.latency.p99Ms, b: other?.latency.p99Ms ?? null });
+  }
+  const cpuStep = tp(a) ?? a.steps[a.steps.length - 1];
+  const cpuOther = tp(b) ?? b.steps[b.steps.length - 1];
+  if (cpuStep) {
+    for (const r of ROLES) rows.push({ measure: `${r} CPU ms/decision (${stepName(cpuStep)})`, a: cpuStep.cpu.msPerDecision[r], b: cpuOther?.cpu.msPerDecision[r] ?? null });
+  }
+  for (const app of Object.keys(a.peakRssMb)) rows.push({ measure: `${app} peak RSS, MB`, a: a.peakRssMb[app], b: b.peakRssMb[app] ?? null });
+  return rows;
+}
+
+function comparisonTable(a: VariantResult, b: VariantResult): string[] {
+  const out = [row(['measure', a.label, b.label, 'B/A']), row(['---', '---', '---', '---'])];
+  for (const r of comparisonRows(a, b)) out.push(row([r.measure, fmt(r.a, r.measure.includes('CPU') ? 3 : 0), fmt(r.b, r.measure.includes('CPU') ? 3 : 0), fmt(ratio(r.a, r.b), 2)]));
+  return out;
+}
+
+function baselineLines(r: BenchResults): string[] {
+  const out: string[] = [];
+  const pg = r.baselines.pgbench;
+  if (pg) out.push('error' in pg ? `- pgbench: failed (${pg.error})` : `- pgbench, single-row INSERT transactions, ${pg.clients} clients, ${pg.seconds} s: **${fmt(pg.tps)} tps**`);
+  const k = r.baselines.kafkaRoundTrip;
+  if (k) out.push('error' in k ? `- kafkajs round trip: failed (${k.error})` : `- kafkajs produce-to-consume round trip at ${k.rate}/s (${k.count} messages, acks=all): p50 ${fmt(k.p50Ms, 1)} ms, p99 ${fmt(k.p99Ms, 1)} ms`);
+  return out.length ? out : ['- skipped (--no-baselines)'];
+}
+
+export function renderMarkdown(r: BenchResults): string {
+  const o = r.options;
+  const lines = [
+    `# Benchmark ${r.startedAt}`,
+    '',
+    `${r.machine.cpus} CPUs, load average at start ${r.machine.loadAverageAtStart.map((l) => l.toFixed(2)).join(' ')}; ${fmt(r.durationS)} s in all.`,
+    `Throughput step: ${o.decisions} decisions; sweep ${o.sweep.join(', ')}/s, ${o.stepSeconds} s each; saturation bound p99 ≤ ${o.p99BoundMs} ms and achieved ≥ 95% of offered.`,
+    ...r.notes.map((n) => `> ${n}`),
+    '',
+    '## Steps',
+    '',
+    ...stepsTable(r.variants),
+    '',
+    'CPU is ms of CPU time per decision over the step (relay: inside the authorizer and the dispatcher); busy % is the whole machine.',
+    '',
+    '## Summary',
+    '',
+  ];
+  for (const v of r.variants) {
+    const rss = Object.entries(v.peakRssMb).map(([app, mb]) => `${app} ${fmt(mb)} MB`).join(', ');
+    lines.push(`- ${v.label} (${v.commit.slice(0, 12)}): saturation point ${v.saturation === null ? 'below the lowest step' : `${v.saturation}/s`}; peak RSS ${rss}; duplicate journal copies seen ${v.duplicatesOnJournalTopic}`);
+  }
+  if (r.variants.length === 2) lines.push('', '## A against B', '', ...comparisonTable(r.variants[0], r.variants[1]));
+  lines.push('', '## Baselines (same broker, same PostgreSQL)', '', ...baselineLines(r), '', '![latency against offered load](latency.svg)', '');
+  return lines.join('\n');
+}
+
+export function chartSeries(r: BenchResults): ChartSeries[] {
+  return r.variants.map((v) => ({
+    label: v.label,
+    points: v.steps.filter((s) => s.kind === 'sweep').map((s) => ({ offered: s.offered!, p50Ms: s.latency.p50Ms, p95Ms: s.latency.p95Ms, p99Ms: s.latency.p99Ms })),
+  }));
+}

@@ -1,0 +1,91 @@
+// The measured processes: one build's authorizer and dispatcher (the relay runs inside both, as by
+// default), each step on a fresh database and fresh topics, set up with that build's own scripts.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** One build to measure: the working tree's, or a commit's export under .data/bench/<sha>. */
+export interface Variant {
+  label: string;
+  root: string;
+  commit: string;
+}
+
+/** `export NAME='value'` lines (scripts/local-env.ts quotes values in single quotes, ' as '\''). */
+export function parseExports(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  const re = /^export ([A-Za-z_][A-Za-z0-9_]*)='((?:[^']|'\\'')*)'$/gm;
+  for (let m = re.exec(text); m; m = re.exec(text)) env[m[1]] = m[2].replace(/'\\''/g, "'");
+  return env;
+}
+
+const node = (root: string, script: string, args: string[], env: Record<string, string>) =>
+  run(process.execPath, [join(root, 'dist', script), ...args], { cwd: root, env, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 });
+
+/** The build's local keys and tool package, as its own demo and tests get them. */
+export async function variantEnv(v: Variant, base: Record<string, string>): Promise<Record<string, string>> {
+  const { stdout } = await node(v.root, 'scripts/local-env.js', [], base);
+  return { ...base, ...parseExports(stdout) };
+}
+
+/** Drops and re-creates the database with the build's migrations; creates the step's topics. */
+export async function freshStore(v: Variant, env: Record<string, string>): Promise<void> {
+  await node(v.root, 'scripts/migrate.js', ['--fresh'], env);
+  await node(v.root, 'scripts/create-topics.js', [], env);
+}
+
+export interface RunningApps {
+  pids: Record<'authorizer' | 'dispatcher', number>;
+  stop(): Promise<void>;
+}
+
+async function ready(port: number): Promise<boolean> {
+  try {
+    return (await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(2000) })).ok;
+  } catch {
+    return false;
+  }
+}
+
+function spawnApp(v: Variant, app: string, port: number, env: Record<string, string>, logDir: string): ChildProcess {
+  const main = join(v.root, 'dist', 'apps', app, 'src', 'main.js');
+  if (!existsSync(main)) throw new Error(`${main} missing: the build did not run`);
+  const log = createWriteStream(join(logDir, `${v.label}-${app}.log`), { flags: 'a' });
+  const child = spawn(process.execPath, [main], { cwd: v.root, env: { ...env, HTTP_PORT: String(port), KAFKA_GROUP_ID: `${env.ARVIS_TOPIC_PREFIX}${app}` }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.pipe(log);
+  child.stderr!.pipe(log);
+  return child;
+}
+
+async function stopChild(c: ChildProcess): Promise<void> {
+  if (c.exitCode !== null || c.signalCode !== null) return;
+  const gone = new Promise((r) => c.once('exit', r));
+  c.kill('SIGTERM');
+  const t = setTimeout(() => c.kill('SIGKILL'), 15_000);
+  await gone;
+  clearTimeout(t);
+}
+
+/** Starts both apps and waits (60 s at most) until each answers /health/ready. */
+export async function startApps(v: Variant, env: Record<string, string>, basePort: number, logDir: string): Promise<RunningApps> {
+  mkdirSync(logDir, { recursive: true });
+  const apps = [
+    { name: 'authorizer' as const, port: basePort },
+    { name: 'dispatcher' as const, port: basePort + 1 },
+  ].map((a) => ({ ...a, child: spawnApp(v, a.name, a.port, env, logDir) }));
+  const stop = async () => void (await Promise.all(apps.map((a) => stopChild(a.child))));
+  for (const a of apps) {
+    const deadline = Date.now() + 60_000;
+    while (!(await ready(a.port))) {
+      if (a.child.exitCode !== null || Date.now() > deadline) {
+        await stop();
+        throw new Error(`${v.label} ${a.name} did not become ready; see ${logDir}`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  return { pids: { authorizer: apps[0].child.pid!, dispatcher: apps[1].child.pid! }, stop };
+}

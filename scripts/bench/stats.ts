@@ -1,0 +1,57 @@
+// Pure figures of the benchmark: percentiles, achieved rate, saturation point.
+
+/** Nearest-rank percentile of ascending values; NaN when there are none. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+export interface LatencySummary {
+  count: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+export function summarize(latenciesMs: readonly number[]): LatencySummary {
+  const s = [...latenciesMs].sort((a, b) => a - b);
+  const r = (v: number) => Math.round(v * 10) / 10;
+  return { count: s.length, p50Ms: r(percentile(s, 50)), p95Ms: r(percentile(s, 95)), p99Ms: r(percentile(s, 99)), maxMs: r(s[s.length - 1] ?? NaN) };
+}
+
+/**
+ * Decisions per second the system actually completed during a paced step: decisions over the
+ * longer of the sending span and the span between the first and the last final journal entry.
+ * Under saturation a backlog builds, so final entries spread over more time than the sending did.
+ */
+export function achievedRate(decisions: number, sendSpanMs: number, firstSeenMs: number, lastSeenMs: number): number {
+  const span = Math.max(sendSpanMs, lastSeenMs - firstSeenMs);
+  return span > 0 ? (decisions / span) * 1000 : NaN;
+}
+
+export interface SweepPoint {
+  offered: number;
+  achieved: number;
+  p99Ms: number;
+}
+
+/**
+ * The saturation point: the highest offered rate whose step completed at least `minShare` of the
+ * offered rate with a p99 under `p99BoundMs`, every lower step passing too (a pass above a failed
+ * step is noise, not capacity). Null when even the lowest step fails.
+ */
+export function saturationPoint(points: readonly SweepPoint[], p99BoundMs: number, minShare = 0.95): number | null {
+  let best: number | null = null;
+  for (const p of [...points].sort((a, b) => a.offered - b.offered)) {
+    if (!(p.achieved >= minShare * p.offered && p.p99Ms <= p99BoundMs)) break;
+    best = p.offered;
+  }
+  return best;
+}
+
+/** B over A, rounded to two decimals; null when either side is missing or A is zero. */
+export function ratio(a: number | null | undefined, b: number | null | undefined): number | null {
+  if (a === null || a === undefined || b === null || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || a === 0) return null;
+  return Math.round((b / a) * 100) / 100;
+}

@@ -6,7 +6,9 @@ export const SPEC_VERSION = 1 as const;
 // they were built against instead of discovering new codes in production.
 // v2 (docs/upgrading.md): `identity_invalid` on DLQ records, with an optional `decisionId`;
 // recovery's own codes, `idempotency_key_in_use`, `message_unprocessable` and `decision_unprocessable`.
-export const REASON_CODES_VERSION = 2 as const;
+// v3: the non-final journal kinds `confirmation_approved` / `confirmation_denied` and their
+// optional `approver` field (ADR 0032).
+export const REASON_CODES_VERSION = 3 as const;
 
 export const ReasonCode = z.enum([
   'malformed_message',

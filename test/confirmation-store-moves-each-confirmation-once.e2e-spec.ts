@@ -31,8 +31,8 @@ describe('the confirmation store moves each confirmation once', () => {
   let pool: Pool;
   let prisma: ReturnType<typeof overPg>;
   let store: ConfirmationStore;
-  const alice = { tenant: 'acme', principal: 'alice' };
-  const carol = { tenant: 'acme', principal: 'carol' };
+  const alice = { tenant: 'acme', principal: 'alice', issuer: 'https://idp.example' };
+  const carol = { tenant: 'acme', principal: 'carol', issuer: 'https://idp.example' };
   const request = (decisionId: string): ParkRequest => ({ decisionId, ...alice, tool: 'ledger.transfer', payloadSha256: 'p'.repeat(64) });
   const rowOf = async (decisionId: string) =>
     (await pool.query<{ confirmation_id: string; status: string; reserved_by: string | null }>('SELECT * FROM confirmations WHERE decision_id = $1', [decisionId])).rows[0];
@@ -54,10 +54,10 @@ describe('the confirmation store moves each confirmation once', () => {
 
   it('approves once, only for another principal of the tenant; a second decision changes nothing', async () => {
     const id = await idOf('s:1');
-    expect(await store.approve(id, alice, 60_000)).toBe(false); // own request
-    expect(await store.approve(id, { tenant: 'other', principal: 'carol' }, 60_000)).toBe(false);
-    expect(await store.approve(id, carol, 60_000)).toBe(true);
-    expect([await store.approve(id, carol, 60_000), await store.deny(id, carol)]).toEqual([false, false]);
+    expect(await store.approve(id, alice, 60_000)).toBeNull(); // own request
+    expect(await store.approve(id, { ...carol, tenant: 'other' }, 60_000)).toBeNull();
+    expect(await store.approve(id, carol, 60_000)).not.toBeNull();
+    expect([await store.approve(id, carol, 60_000), await store.deny(id, carol)]).toEqual([null, null]);
     expect(await statusOf('s:1')).toBe('approved');
   });
 
@@ -75,7 +75,7 @@ describe('the confirmation store moves each confirmation once', () => {
   it('closes a denied confirmation and expires an overdue one, each once', async () => {
     await pool.query(`INSERT INTO decision_inbox (decision_id, run_id, causal_id, tool, body_sha256, body, status)
       SELECT d, 'r', 'c', 'ledger.transfer', 'h', '{}', 'parked' FROM unnest(ARRAY['s:2','s:3','s:4']) AS d`);
-    expect(await store.deny(await idOf('s:2'), carol)).toBe(true);
+    expect(await store.deny(await idOf('s:2'), carol)).toMatchObject({ decisionId: 's:2', runId: 'r', causalId: 'c', principal: 'alice' });
     await pool.query(`UPDATE confirmations SET expires_at = now() - interval '1 second' WHERE decision_id = 's:3'`);
     const closed = await prisma.tx((tx) => store.expireAndCloseDenied(tx));
     expect(closed.map((c) => [c.decisionId, c.status]).sort()).toEqual([['s:2', 'denied'], ['s:3', 'expired']]);
@@ -86,14 +86,14 @@ describe('the confirmation store moves each confirmation once', () => {
   it('claims approved confirmations for resumption all or nothing', async () => {
     const id = await idOf('s:4');
     await expect(prisma.tx((tx) => store.claimForResume(tx, [id]))).rejects.toThrow('claimed 0 of 1'); // still pending
-    expect(await store.approve(id, carol, 60_000)).toBe(true);
+    expect(await store.approve(id, carol, 60_000)).not.toBeNull();
     await prisma.tx((tx) => store.claimForResume(tx, [id]));
     await expect(prisma.tx((tx) => store.claimForResume(tx, [id]))).rejects.toThrow('claimed 0 of 1');
   });
 
   it('lets a second worker skip, not wait for, a confirmation the first has locked for resumption', async () => {
     const id = await idOf('s:5');
-    expect(await store.approve(id, carol, 60_000)).toBe(true);
+    expect(await store.approve(id, carol, 60_000)).not.toBeNull();
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     let first: Set<string> | undefined;

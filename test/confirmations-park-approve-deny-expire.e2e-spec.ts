@@ -1,12 +1,16 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { sha256Hex } from '@arvis/crypto';
 import type { DecisionInput } from '@arvis/decision-client';
 import { Harness } from './support/harness';
-import type { RunningApp } from './support/services';
+import { ROOT, type RunningApp } from './support/services';
 import { Stack } from './support/stack';
 
 // ledger.transfer requires a human confirmation: the decision is parked (confirmation_pending,
 // not final), an approver of the same tenant who is not the requester approves or denies it
-// over HTTP, and the authorizer's worker carries it on.
+// over HTTP, and the authorizer's worker carries it on. The approver sees the action exactly as it
+// will run, and each verdict is a journal entry naming the approver (ADR 0032).
 describe('confirmations', () => {
   let stack: Stack;
   let h: Harness;
@@ -42,6 +46,11 @@ describe('confirmations', () => {
   });
   const confirmationOf = async (decisionId: string) =>
     (await h.query<{ confirmation_id: string; status: string }>('SELECT confirmation_id, status FROM confirmations WHERE decision_id = $1', [decisionId]))[0];
+  const verdicts = async (decisionId: string) =>
+    (await h.query<{ kind: string; entry: string }>('SELECT kind, entry FROM journal WHERE decision_id = $1 ORDER BY journal.journal_seq', [decisionId])).map((r) => {
+      const e = JSON.parse(r.entry) as { kind: string; reasonCode?: string; approver?: unknown };
+      return [e.kind, e.reasonCode ?? null, e.approver ?? null];
+    });
   const entries = (decisionId: string) =>
     h.query<{ kind: string; reason_code: string | null; effect_boundary: string }>(
       'SELECT kind, reason_code, effect_boundary FROM journal WHERE decision_id = $1 ORDER BY journal.journal_seq',
@@ -65,7 +74,24 @@ describe('confirmations', () => {
     expect((await api('POST', '/confirmations/no-such-id/approve', carol)).status).toBe(404);
     const listed = await api('GET', '/confirmations', carol);
     expect(listed.status).toBe(200);
-    expect((listed.body as unknown as { confirmationId: string }[]).map((c) => c.confirmationId)).toContain(id);
+    const shown = (listed.body as unknown as { confirmationId: string; payloadCanonical: string }[]).find((c) => c.confirmationId === id);
+    const [stored] = await h.query<{ payload_sha256: string; expires_at: Date }>('SELECT payload_sha256, expires_at FROM confirmations WHERE confirmation_id = $1', [id]);
+    expect(shown).toEqual({
+      confirmationId: id,
+      decisionId: d.decisionId,
+      runId: 'confirm-run',
+      requester: { principal: 'alice', issuer: stack.env.issuer.issuer },
+      tool: 'ledger.transfer',
+      labels: { provider: null, dataEgress: false, dataClass: 'financial', reversible: false },
+      riskScore: 0.2,
+      payload: d.payload,
+      payloadCanonical: expect.stringContaining('"amountMinor":12500'),
+      payloadSha256: stored.payload_sha256,
+      requestedAt: expect.any(String),
+      expiresAt: stored.expires_at.toISOString(),
+    });
+    expect(sha256Hex(shown!.payloadCanonical)).toBe(stored.payload_sha256);
+    expect((await api('GET', '/confirmations?limit=0', carol)).status).toBe(400);
     expect((await api('GET', '/confirmations', await h.token({ principal: 'erin', tenant: 'globex', roles: ['approver'] }))).body).toEqual([]);
 
     const approved = await api('POST', `/confirmations/${id}/approve`, carol);
@@ -77,6 +103,15 @@ describe('confirmations', () => {
     const [ledger] = await h.query<{ n: string }>("SELECT count(*)::text AS n FROM ledger_transfers WHERE tenant = 'acme'");
     expect(ledger.n).toBe('1');
     expect((await confirmationOf(d.decisionId)).status).toBe('consumed');
+    // The verdict names carol and her token's issuer, between the parking and the result.
+    expect(await verdicts(d.decisionId)).toEqual([
+      ['confirmation_pending', 'confirmation_required', null],
+      ['confirmation_approved', null, { issuer: stack.env.issuer.issuer, subject: 'carol' }],
+      ['tool_result', null, null],
+    ]);
+    // What the approver was shown is what ran: it hashes to the intent's payload commitment.
+    const [intent] = await h.query<{ payload_sha256: string }>('SELECT payload_sha256 FROM intents WHERE decision_id = $1', [d.decisionId]);
+    expect(sha256Hex(shown!.payloadCanonical)).toBe(intent.payload_sha256);
   });
 
   it('ends a denied decision in confirmation_denied and an unanswered one in confirmation_expired', async () => {
@@ -85,12 +120,25 @@ describe('confirmations', () => {
     await h.client.send([denied, ignored]);
     await h.waitUntil('both to be parked', async () => !!(await confirmationOf(denied.decisionId)) && !!(await confirmationOf(ignored.decisionId)));
     const carol = await h.token({ principal: 'carol', tenant: 'acme', roles: ['approver'] });
+    // One page at a time, oldest first, the next after the last one seen.
+    const first = (await api('GET', '/confirmations?limit=1', carol)).body as unknown as { confirmationId: string }[];
+    const second = (await api('GET', `/confirmations?limit=1&after=${first[0].confirmationId}`, carol)).body as unknown as { confirmationId: string }[];
+    const both = [(await confirmationOf(denied.decisionId)).confirmation_id, (await confirmationOf(ignored.decisionId)).confirmation_id];
+    expect([first.length, second.length]).toEqual([1, 1]);
+    expect([first[0].confirmationId, second[0].confirmationId].sort()).toEqual([...both].sort());
     expect((await api('POST', `/confirmations/${(await confirmationOf(denied.decisionId)).confirmation_id}/deny`, carol)).status).toBe(200);
 
     await h.waitUntil('both to end', async () => (await h.finalRows([denied.decisionId, ignored.decisionId])).length === 2, 30_000);
     const rows = new Map((await h.finalRows([denied.decisionId, ignored.decisionId])).map((r) => [r.decision_id, r]));
     expect([rows.get(denied.decisionId)?.kind, rows.get(denied.decisionId)?.reason_code]).toEqual(['authorization_refusal', 'confirmation_denied']);
     expect([rows.get(ignored.decisionId)?.kind, rows.get(ignored.decisionId)?.reason_code]).toEqual(['authorization_refusal', 'confirmation_expired']);
+    expect(await verdicts(denied.decisionId)).toEqual([
+      ['confirmation_pending', 'confirmation_required', null],
+      ['confirmation_denied', 'confirmation_denied', { issuer: stack.env.issuer.issuer, subject: 'carol' }],
+      ['authorization_refusal', 'confirmation_denied', null],
+    ]);
+    // An expiry is nobody's verdict: no entry names an approver.
+    expect((await verdicts(ignored.decisionId)).map(([kind]) => kind)).toEqual(['confirmation_pending', 'authorization_refusal']);
     expect((await confirmationOf(ignored.decisionId)).status).toBe('expired');
     expect((await api('POST', `/confirmations/${(await confirmationOf(ignored.decisionId)).confirmation_id}/approve`, carol)).status).toBe(409);
     const [ledger] = await h.query<{ n: string }>("SELECT count(*)::text AS n FROM ledger_transfers WHERE tenant = 'acme'");
@@ -138,5 +186,19 @@ describe('confirmations', () => {
     expect((await confirmationOf(d.decisionId)).status).toBe('approved');
     const [ledger] = await h.query<{ n: string }>("SELECT count(*)::text AS n FROM ledger_transfers WHERE tenant = 'acme'");
     expect(ledger.n).toBe('1');
+  });
+
+  it('leaves a journal that cli verify passes and cli replay matches, verdicts included', async () => {
+    const { DATABASE_URL, KAFKA_BROKERS, ARVIS_TOPIC_PREFIX } = stack.env.appEnv;
+    const cli = async (...args: string[]) =>
+      JSON.parse(
+        (await promisify(execFile)(process.execPath, [join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js'), ...args, '--json'], {
+          env: { PATH: process.env.PATH ?? '', DATABASE_URL, KAFKA_BROKERS, ARVIS_TOPIC_PREFIX },
+        })).stdout,
+      ) as Record<string, unknown>;
+    const kinds = await h.query<{ kind: string }>("SELECT DISTINCT kind FROM journal WHERE run_id = 'confirm-run' AND kind LIKE 'confirmation_%' ORDER BY kind");
+    expect(kinds.map((k) => k.kind)).toEqual(['confirmation_approved', 'confirmation_denied', 'confirmation_pending']);
+    expect(await cli('verify')).toMatchObject({ intact: true, firstBreak: null });
+    expect(await cli('replay', 'confirm-run')).toMatchObject({ runId: 'confirm-run', known: true, matches: true, mismatches: [] });
   });
 });

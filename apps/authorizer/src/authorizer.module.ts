@@ -6,6 +6,7 @@ import { LifecycleModule } from '@arvis/lifecycle';
 import { assembleTools, describeTools, ToolCatalog, type ToolPackage, type ToolSet } from '@arvis/tool-catalog';
 import { AdmitDecisionService } from './admit-decision/admit-decision.service';
 import { ApproveConfirmationService } from './approve-confirmation/approve-confirmation.service';
+import { ListConfirmationsService } from './list-confirmations/list-confirmations.service';
 import { ApproverGuard } from './approve-confirmation/approver.guard';
 import { ConfirmationsController } from './approve-confirmation/confirmations.controller';
 import { ResumeConfirmationsService } from './resume-confirmations/resume-confirmations.service';
@@ -52,6 +53,7 @@ export class AuthorizerModule {
         IsolateDecisionService,
         SubmitRetriesService,
         ApproveConfirmationService,
+        ListConfirmationsService,
         ApproverGuard,
         ResumeConfirmationsService,
       ],

@@ -12,13 +12,15 @@ describe('effect boundary and journal kinds', () => {
     ]);
   });
 
-  it('lists exactly the five journal kinds of docs/wire-contract.md', () => {
+  it('lists exactly the seven journal kinds of docs/wire-contract.md', () => {
     expect(JournalKind.options).toEqual([
       'tool_result',
       'authorization_refusal',
       'admission_refusal',
       'confirmation_pending',
       'audit_incomplete',
+      'confirmation_approved',
+      'confirmation_denied',
     ]);
   });
 
@@ -27,5 +29,7 @@ describe('effect boundary and journal kinds', () => {
     expect(JournalKind.options.filter(isFinalKind)).toEqual(['tool_result', 'authorization_refusal', 'admission_refusal']);
     expect(isFinalKind('confirmation_pending')).toBe(false);
     expect(isFinalKind('audit_incomplete')).toBe(false);
+    expect(isFinalKind('confirmation_approved')).toBe(false);
+    expect(isFinalKind('confirmation_denied')).toBe(false);
   });
 });

@@ -18,6 +18,9 @@ export const JournalKind = z.enum([
   'admission_refusal',
   'confirmation_pending',
   'audit_incomplete',
+  // An approver's verdict on a parked decision, naming the approver (reason codes v3, ADR 0032).
+  'confirmation_approved',
+  'confirmation_denied',
 ]);
 export type JournalKind = z.infer<typeof JournalKind>;
 

@@ -55,7 +55,19 @@ const auditIncomplete: JournalEntryDraft = {
   reasonCode: 'audit_incomplete',
 };
 
-const valid = { completed, failed, authRefusal, admissionRefusal, pending, auditIncomplete };
+const approver = { issuer: 'https://idp.example', subject: 'carol' };
+const approved: JournalEntryDraft = { ...base, kind: 'confirmation_approved', effectBoundary: 'effect_not_started', success: false, approver };
+const denied: JournalEntryDraft = {
+  ...base,
+  kind: 'confirmation_denied',
+  effectBoundary: 'effect_not_started',
+  success: false,
+  reasonCode: 'confirmation_denied',
+  error: { code: 'confirmation_denied', message: 'an approver denied the action' },
+  approver,
+};
+
+const valid = { completed, failed, authRefusal, admissionRefusal, pending, auditIncomplete, approved, denied };
 
 const violations: Array<[string, Record<string, unknown>]> = [
   ['tool_result success outside effect_completed', { ...completed, effectBoundary: 'effect_failed' }],
@@ -75,6 +87,16 @@ const violations: Array<[string, Record<string, unknown>]> = [
   ['audit_incomplete as a success', { ...auditIncomplete, success: true }],
   ['audit_incomplete with another reasonCode', { ...auditIncomplete, reasonCode: 'tool_timeout' }],
   ['audit_incomplete without reasonCode', { ...auditIncomplete, reasonCode: undefined }],
+  ['confirmation_approved without its approver', { ...approved, approver: undefined }],
+  ['confirmation_approved with an approver lacking the issuer', { ...approved, approver: { subject: 'carol' } }],
+  ['confirmation_approved past effect_not_started', { ...approved, effectBoundary: 'effect_completed' }],
+  ['confirmation_approved as a success', { ...approved, success: true }],
+  ['confirmation_approved with a reasonCode', { ...approved, reasonCode: 'confirmation_required' }],
+  ['confirmation_approved with an output', { ...approved, output: { ok: true } }],
+  ['confirmation_denied without its approver', { ...denied, approver: undefined }],
+  ['confirmation_denied with another reasonCode', { ...denied, reasonCode: 'confirmation_expired' }],
+  ['confirmation_denied as a success', { ...denied, success: true }],
+  ['an approver on another kind', { ...pending, approver }],
 ];
 
 describe('journal kind table', () => {

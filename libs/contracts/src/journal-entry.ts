@@ -11,6 +11,10 @@ export const JournalErrorSchema = z.strictObject({
 });
 export type JournalError = z.infer<typeof JournalErrorSchema>;
 
+/** Who decided a confirmation: the verified token's issuer (`iss`) and subject (`sub`). */
+export const JournalApproverSchema = z.strictObject({ issuer: Identifier, subject: Identifier });
+export type JournalApprover = z.infer<typeof JournalApproverSchema>;
+
 /** The one chain today; sharded chains later get other names (docs/journal-topic.md). */
 export const MAIN_JOURNAL_CHAIN = 'main';
 
@@ -47,6 +51,8 @@ const draftShape = {
   retry: RetryInfo.optional(),
   /** The decision whose effect this one's result is: no tool ran for this decision. */
   deduplicatedOf: Identifier.optional(),
+  /** Only on confirmation_approved / confirmation_denied: who decided. */
+  approver: JournalApproverSchema.optional(),
   recordedAt: Rfc3339Utc,
 };
 
@@ -57,6 +63,8 @@ interface KindFields {
   error?: unknown;
   reasonCode?: ReasonCode;
   deduplicatedOf?: string;
+  approver?: unknown;
+  output?: unknown;
 }
 
 // The kind table of docs/wire-contract.md. Enforced on drafts too, so a writer cannot chain an entry
@@ -77,6 +85,9 @@ function enforceKindTable<T extends KindFields>(e: T, ctx: z.RefinementCtx<T>): 
   };
 
   if (e.kind !== 'tool_result' && e.deduplicatedOf !== undefined) fail('deduplicatedOf', 'only a tool_result can take another effect\'s result');
+  const decided = e.kind === 'confirmation_approved' || e.kind === 'confirmation_denied';
+  if (decided && e.approver === undefined) fail('approver', `${e.kind} requires the approver`);
+  if (!decided && e.approver !== undefined) fail('approver', 'only an approver\'s verdict names an approver');
   switch (e.kind) {
     case 'tool_result':
       if (e.success) {
@@ -102,6 +113,19 @@ function enforceKindTable<T extends KindFields>(e: T, ctx: z.RefinementCtx<T>): 
     case 'audit_incomplete':
       expectFailure();
       expectReason('audit_incomplete');
+      return;
+    // Progress notes: nothing ran yet, so neither is a success; only a denial has a reason.
+    case 'confirmation_approved':
+      expectBoundary('effect_not_started');
+      expectFailure();
+      if (e.reasonCode !== undefined || e.error !== undefined) fail('reasonCode', 'an approval carries no reasonCode or error');
+      if (e.output !== undefined) fail('output', 'an approval carries no output');
+      return;
+    case 'confirmation_denied':
+      expectBoundary('effect_not_started');
+      expectFailure();
+      expectReason('confirmation_denied');
+      if (e.output !== undefined) fail('output', 'a denial carries no output');
       return;
   }
 }

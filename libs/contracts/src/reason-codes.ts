@@ -6,8 +6,9 @@ export const SPEC_VERSION = 1 as const;
 // they were built against instead of discovering new codes in production.
 // v2 (docs/upgrading.md): `identity_invalid` on DLQ records, with an optional `decisionId`;
 // recovery's own codes, `idempotency_key_in_use`, `message_unprocessable` and `decision_unprocessable`.
-// v3: optional journal entry fields `chain` (hashed) and `traceId` (outside the hash), and the
-// checkpoint record on the journal topic; no new code.
+// v3: optional journal entry fields `chain` (hashed) and `traceId` (outside the hash), the
+// checkpoint record on the journal topic, and the non-final journal kinds
+// `confirmation_approved` / `confirmation_denied` with their `approver` field (ADR 0032); no new code.
 export const REASON_CODES_VERSION = 3 as const;
 
 export const ReasonCode = z.enum([

@@ -1,4 +1,4 @@
-import type { EffectBoundary, JournalEntryDraft, JournalError, ReasonCode, RetryInfo } from '@arvis/contracts';
+import type { EffectBoundary, JournalApprover, JournalEntryDraft, JournalError, ReasonCode, RetryInfo } from '@arvis/contracts';
 import type { TraceCarrier } from '@arvis/tracing';
 
 /**
@@ -118,5 +118,20 @@ export function confirmationPendingEntry(facts: RefusedDecisionFacts, message: s
     success: false,
     reasonCode: 'confirmation_required',
     error: { code: 'confirmation_required', message },
+  };
+}
+
+/**
+ * The non-final entry of an approver's verdict on a parked decision, naming who decided. Written
+ * with the confirmation's state change; a denial's final refusal follows it (ADR 0032).
+ */
+export function confirmationDecidedEntry(facts: DecisionFacts, verdict: 'approved' | 'denied', approver: JournalApprover): JournalDraft {
+  const common = { ...decisionFields(facts), effectBoundary: 'effect_not_started' as const, success: false, approver };
+  if (verdict === 'approved') return { kind: 'confirmation_approved', ...common };
+  return {
+    kind: 'confirmation_denied',
+    ...common,
+    reasonCode: 'confirmation_denied',
+    error: { code: 'confirmation_denied', message: 'an approver denied the action' },
   };
 }

@@ -2,6 +2,7 @@ export { appendJournal, JournalDraftError } from './append-journal';
 export {
   auditIncompleteEntry,
   capabilityRefusalEntry,
+  confirmationDecidedEntry,
   confirmationPendingEntry,
   decisionRefusalEntry,
   toolResultEntry,

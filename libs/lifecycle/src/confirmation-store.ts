@@ -12,6 +12,8 @@ export interface ParkRequest {
   decisionId: string;
   tenant: string;
   principal: string;
+  /** The requester token's issuer, shown to approvers. */
+  issuer: string;
   tool: string;
   payloadSha256: string;
 }
@@ -29,6 +31,19 @@ export interface ReserveRequest {
 export interface Approver {
   tenant: string;
   principal: string;
+  issuer: string;
+}
+
+/** A confirmation an approver just decided, with what its journal entry names. */
+export interface DecidedConfirmation {
+  confirmationId: string;
+  decisionId: string;
+  /** From the parked decision's inbox row; null only if that row is missing (a fault for the caller). */
+  runId: string | null;
+  causalId: string | null;
+  tenant: string;
+  principal: string;
+  tool: string;
 }
 
 /** A confirmation closed by the worker: denied, or expired just now. */
@@ -68,35 +83,43 @@ export class ConfirmationStore {
   async park(tx: Tx, parked: ParkRequest[], requestTtlMs: number): Promise<void> {
     if (parked.length === 0) return;
     const inserted = await tx.$executeRaw`
-      INSERT INTO confirmations (confirmation_id, decision_id, tenant, principal, tool, payload_sha256, status, expires_at)
-      SELECT v.id, v.decision_id, v.tenant, v.principal, v.tool, v.payload_sha256, 'pending', now() + make_interval(secs => ${requestTtlMs}::float8 / 1000)
+      INSERT INTO confirmations (confirmation_id, decision_id, tenant, principal, issuer, tool, payload_sha256, status, expires_at)
+      SELECT v.id, v.decision_id, v.tenant, v.principal, v.issuer, v.tool, v.payload_sha256, 'pending', now() + make_interval(secs => ${requestTtlMs}::float8 / 1000)
       FROM unnest(${parked.map(() => randomUUID())}::text[], ${parked.map((p) => p.decisionId)}::text[],
-                  ${parked.map((p) => p.tenant)}::text[], ${parked.map((p) => p.principal)}::text[],
+                  ${parked.map((p) => p.tenant)}::text[], ${parked.map((p) => p.principal)}::text[], ${parked.map((p) => p.issuer)}::text[],
                   ${parked.map((p) => p.tool)}::text[], ${parked.map((p) => p.payloadSha256)}::text[])
-           AS v(id, decision_id, tenant, principal, tool, payload_sha256)`;
+           AS v(id, decision_id, tenant, principal, issuer, tool, payload_sha256)`;
     if (inserted !== parked.length) throw new Error(`parked ${inserted} of ${parked.length} decisions`);
   }
 
   /**
    * pending -> approved, with a grant, by an approver of the same tenant who is not the requester,
-   * before the request expired. False (an expected outcome) when any of that does not hold.
+   * before the request expired; null (an expected outcome) when any of that does not hold. Runs
+   * in the caller's transaction, so the verdict's journal entry commits with it.
    */
-  async approve(confirmationId: string, approver: Approver, grantTtlMs: number): Promise<boolean> {
-    const changed = await this.prisma.$executeRaw`
-      UPDATE confirmations SET status = 'approved', decided_at = now(), decided_by = ${approver.principal},
-             grant_expires_at = now() + make_interval(secs => ${grantTtlMs}::float8 / 1000)
-      WHERE confirmation_id = ${confirmationId} AND status = 'pending' AND expires_at > now()
-        AND tenant = ${approver.tenant} AND principal <> ${approver.principal}`;
-    return this.atMostOne(changed, 'approved');
+  approve(confirmationId: string, approver: Approver, grantTtlMs: number, tx: Sql = this.prisma): Promise<DecidedConfirmation | null> {
+    return this.decide(tx, confirmationId, approver, 'approved', grantTtlMs);
   }
 
   /** pending -> denied, on the same conditions as approve. */
-  async deny(confirmationId: string, approver: Approver): Promise<boolean> {
-    const changed = await this.prisma.$executeRaw`
-      UPDATE confirmations SET status = 'denied', decided_at = now(), decided_by = ${approver.principal}
-      WHERE confirmation_id = ${confirmationId} AND status = 'pending' AND expires_at > now()
-        AND tenant = ${approver.tenant} AND principal <> ${approver.principal}`;
-    return this.atMostOne(changed, 'denied');
+  deny(confirmationId: string, approver: Approver, tx: Sql = this.prisma): Promise<DecidedConfirmation | null> {
+    return this.decide(tx, confirmationId, approver, 'denied', null);
+  }
+
+  /** One statement: the guarded UPDATE, returning the row with its decision's run and causal ids. */
+  private async decide(tx: Sql, confirmationId: string, approver: Approver, to: 'approved' | 'denied', grantTtlMs: number | null) {
+    const rows = await tx.$queryRaw<DecidedConfirmation[]>`
+      WITH moved AS (
+        UPDATE confirmations SET status = ${to}, decided_at = now(), decided_by = ${approver.principal}, decided_by_issuer = ${approver.issuer},
+               grant_expires_at = CASE WHEN ${grantTtlMs}::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => ${grantTtlMs}::float8 / 1000) END
+        WHERE confirmation_id = ${confirmationId} AND status = 'pending' AND expires_at > now()
+          AND tenant = ${approver.tenant} AND principal <> ${approver.principal}
+        RETURNING confirmation_id, decision_id, tenant, principal, tool)
+      SELECT m.confirmation_id AS "confirmationId", m.decision_id AS "decisionId", di.run_id AS "runId", di.causal_id AS "causalId",
+             m.tenant, m.principal, m.tool
+      FROM moved m LEFT JOIN decision_inbox di ON di.decision_id = m.decision_id`;
+    if (rows.length > 1) throw new Error(`${rows.length} confirmations moved to ${to} by one id`);
+    return rows[0] ?? null;
   }
 
   /**
@@ -177,10 +200,5 @@ export class ConfirmationStore {
       WHERE c.reserved_by = v.capability_id AND c.status = 'reserved'`;
     if (moved > capabilityIds.length) throw new Error(`finalized ${moved} confirmations for ${capabilityIds.length} capabilities`);
     return moved;
-  }
-
-  private atMostOne(changed: number, to: string): boolean {
-    if (changed > 1) throw new Error(`${changed} confirmations moved to ${to} by one id`);
-    return changed === 1;
   }
 }

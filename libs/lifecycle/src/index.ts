@@ -6,6 +6,7 @@ export {
   ConfirmationStore,
   RELEASING_STATES,
   type Approver,
+  type DecidedConfirmation,
   type ClosedConfirmation,
   type ParkRequest,
   type ReserveRequest,

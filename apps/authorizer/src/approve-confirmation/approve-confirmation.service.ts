@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { VerifiedIdentity } from '@arvis/effect-context';
-import { ConfirmationStore } from '@arvis/lifecycle';
+import { appendJournal, confirmationDecidedEntry } from '@arvis/journal';
+import { ConfirmationStore, type DecidedConfirmation } from '@arvis/lifecycle';
 import { PrismaService } from '@arvis/persistence';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 
@@ -8,8 +9,9 @@ export type DecideOutcome = 'ok' | 'not_found' | 'other_tenant' | 'own_request' 
 
 /**
  * An approver's decision on a pending confirmation: one conditional UPDATE (pending -> approved
- * or denied, same tenant, not the requester, not expired on database time). The HTTP handler
- * only records it; the resume worker carries the parked decision on.
+ * or denied, same tenant, not the requester, not expired on database time) and, in the same
+ * transaction, its journal entry naming the approver's issuer and subject (ADR 0032). The HTTP
+ * handler only records it; the resume worker carries the parked decision on.
  */
 @Injectable()
 export class ApproveConfirmationService {
@@ -19,19 +21,15 @@ export class ApproveConfirmationService {
     private readonly confirmations: ConfirmationStore,
   ) {}
 
-  pending(tenant: string) {
-    return this.prisma.$queryRaw<Record<string, unknown>[]>`
-      SELECT confirmation_id AS "confirmationId", decision_id AS "decisionId", principal, tool,
-             payload_sha256 AS "payloadSha256", requested_at AS "requestedAt", expires_at AS "expiresAt"
-      FROM confirmations WHERE tenant = ${tenant} AND status = 'pending' AND expires_at > now()
-      ORDER BY requested_at`;
-  }
-
   async decide(id: string, approver: VerifiedIdentity, to: 'approved' | 'denied'): Promise<DecideOutcome> {
-    const changed =
-      to === 'approved'
-        ? await this.confirmations.approve(id, approver, this.config.confirmations.grantTtlMs)
-        : await this.confirmations.deny(id, approver);
+    const changed = await this.prisma.tx(async (tx) => {
+      const decided =
+        to === 'approved'
+          ? await this.confirmations.approve(id, approver, this.config.confirmations.grantTtlMs, tx)
+          : await this.confirmations.deny(id, approver, tx);
+      if (decided) await appendJournal(tx, [this.entryOf(decided, to, approver)], this.config.topics.journal);
+      return decided !== null;
+    });
     if (changed) return 'ok';
     // Say why, from the row as it is now.
     const row = await this.prisma.confirmation.findUnique({ where: { confirmationId: id } });
@@ -39,5 +37,12 @@ export class ApproveConfirmationService {
     if (row.tenant !== approver.tenant) return 'other_tenant';
     if (row.principal === approver.principal) return 'own_request';
     return 'not_pending';
+  }
+
+  private entryOf(c: DecidedConfirmation, to: 'approved' | 'denied', approver: VerifiedIdentity) {
+    // Every confirmation is parked with its decision's inbox row; without it there is nothing to name.
+    if (c.runId === null || c.causalId === null) throw new Error(`confirmation ${c.confirmationId}: decision ${c.decisionId} has no inbox row`);
+    const facts = { decisionId: c.decisionId, runId: c.runId, causalId: c.causalId, tenant: c.tenant, principal: c.principal, tool: c.tool };
+    return confirmationDecidedEntry(facts, to, { issuer: approver.issuer, subject: approver.principal });
   }
 }

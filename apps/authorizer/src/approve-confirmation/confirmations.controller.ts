@@ -1,4 +1,6 @@
-import { Controller, Get, HttpCode, HttpException, HttpStatus, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, HttpException, HttpStatus, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { ListConfirmationsService } from '../list-confirmations/list-confirmations.service';
+import { parsePageQuery } from '../list-confirmations/pending-confirmation';
 import { ApproveConfirmationService, type DecideOutcome } from './approve-confirmation.service';
 import { ApproverGuard, type ApproverRequest } from './approver.guard';
 
@@ -13,11 +15,17 @@ const STATUS: Record<Exclude<DecideOutcome, 'ok'>, [HttpStatus, string]> = {
 @Controller('confirmations')
 @UseGuards(ApproverGuard)
 export class ConfirmationsController {
-  constructor(private readonly confirmations: ApproveConfirmationService) {}
+  constructor(
+    private readonly confirmations: ApproveConfirmationService,
+    private readonly listing: ListConfirmationsService,
+  ) {}
 
+  /** One page, oldest first: `?limit=` (default 50, at most 200) and `?after=<last confirmationId>`. */
   @Get()
-  list(@Req() req: ApproverRequest) {
-    return this.confirmations.pending(req.approver!.tenant);
+  list(@Req() req: ApproverRequest, @Query('limit') limit?: unknown, @Query('after') after?: unknown) {
+    const page = parsePageQuery(limit, after);
+    if (!page.ok) throw new HttpException({ error: 'bad_request', message: page.message }, HttpStatus.BAD_REQUEST);
+    return this.listing.pending(req.approver!.tenant, page.limit, page.after);
   }
 
   @Post(':id/approve')

@@ -17,6 +17,7 @@ export class ParkDecisionStep {
       decisionId: p.decision.decisionId,
       tenant: p.identity.tenant,
       principal: p.identity.principal,
+      issuer: p.identity.issuer,
       tool: p.spec.name,
       payloadSha256: p.frozen.sha256,
     }));

@@ -2,7 +2,8 @@ import type { Pool } from 'pg';
 import { FINAL_JOURNAL_KINDS, type JournalKind } from '@arvis/contracts';
 import { GENESIS_HASH } from '@arvis/crypto';
 import { columns, compact } from '../output';
-import { checkRow, JOURNAL_ROW_COLUMNS, type JournalRow } from '../verify-journal/journal-row';
+import { checkRow, JOURNAL_ROW_COLUMNS, type JournalRow, type StoredEntry } from '../verify-journal/journal-row';
+import { checkConfirmationOrder } from './confirmation-order';
 import { checkToolResult, type CapabilityRow, type IntentRow } from './replay-checks';
 
 export interface ReplayedResult {
@@ -76,6 +77,7 @@ export class ReplayRunService {
 
       const results: ReplayedResult[] = [];
       const mismatches: ReplayMismatch[] = [];
+      const hashed: StoredEntry[] = [];
       for (const row of rows) {
         const miss = (message: string) => mismatches.push({ journalSeq: row.journal_seq, decisionId: row.decision_id, message });
         const checked = checkRow(row);
@@ -87,12 +89,14 @@ export class ReplayRunService {
         // Results are rebuilt from the hashed entry, not from the derived columns.
         const entry = checked.entry;
         if (!entry) continue;
+        hashed.push(entry);
         if (entry.kind === 'tool_result') {
           const capId = typeof entry.capabilityId === 'string' ? entry.capabilityId : '';
           for (const m of checkToolResult(entry, intents.get(capId), capabilities.get(capId))) miss(`journal_seq ${row.journal_seq}: ${m}`);
         }
         if (FINAL_JOURNAL_KINDS.has(entry.kind as JournalKind)) results.push(resultOf(row, entry));
       }
+      mismatches.push(...checkConfirmationOrder(hashed));
       return { runId, known: true, matches: mismatches.length === 0, entriesReplayed: rows.length, results, mismatches };
     } catch (e) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -122,8 +122,11 @@ describe('the outcomes report opens offline in a browser and shows what the jour
   it('writes one page that loads nothing from any network and shows the counts and charts', async () => {
     const r = await cli(cliEnv, ['report', '--since', window.since, '--until', window.until, '--html', PAGE, '--json']);
     expect([r.code, r.stderr.trim()]).toEqual([0, `report page written to ${PAGE}`]);
-    const doc = JSON.parse(r.stdout) as { outcomes: number; window: { since: string; until: string } };
+    const doc = JSON.parse(r.stdout) as { outcomes: number; window: { since: string; until: string }; byTool: { tool: string; latency: { p50Ms: number | null; p95Ms: number | null } }[] };
     expect([doc.outcomes, doc.window.since, doc.window.until]).toEqual([expected.length, window.since, window.until]);
+    // Refusals decided in the receiving transaction took no time; never less (seen: -1 ms from rounding).
+    const negative = doc.byTool.filter((t) => (t.latency.p50Ms ?? 0) < 0 || (t.latency.p95Ms ?? 0) < 0);
+    expect(negative).toEqual([]);
 
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
     // bypassCSP: the page's own policy would silently block a fetch; the spec must see any attempt.

@@ -16,7 +16,9 @@ const GROUPS_SQL = `
 const LATENCY_SQL = `
   WITH final AS (
     SELECT j.tool,
-           round(extract(epoch FROM (j.recorded_at - i.received_at)) * 1000)::float8 AS latency_ms,
+           -- Same-transaction refusals: received_at is rounded to the millisecond by its column type and
+           -- recordedAt truncated, so the difference can come out -1 ms; a latency is never negative.
+           greatest(0, round(extract(epoch FROM (j.recorded_at - i.received_at)) * 1000))::float8 AS latency_ms,
            (j.entry::jsonb ->> 'latencyMs')::float8 AS tool_ms
     FROM journal j LEFT JOIN decision_inbox i ON i.decision_id = j.decision_id
     WHERE j.final_decision_id IS NOT NULL AND j.recorded_at >= $1 AND j.recorded_at < $2)

@@ -12,7 +12,7 @@ const start = (app: string, env: Record<string, string>) =>
 describe('a service started with a bad configuration', () => {
   it('the authorizer exits 78 naming a JWKS file it cannot read and the missing signing key', () => {
     const r = start('authorizer', {
-      TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', jwksFile: '/nonexistent/jwks.json' }]),
+      TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', jwksFile: '/nonexistent/jwks.json', tenants: ['*'] }]),
     });
     expect(r.status).toBe(78);
     expect(r.stderr).toContain('[authorizer] Invalid configuration:');
@@ -39,7 +39,7 @@ describe('a service started with a bad configuration', () => {
     expect(r.stderr).toContain("ARVIS_TOOL_PACKAGES: ./no/such/package cannot be loaded: Cannot find module './no/such/package'");
     const keys = generateKeyPairSync('ed25519');
     const a = start('authorizer', {
-      TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', publicKey: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString() }]),
+      TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', publicKey: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(), tenants: ['*'] }]),
       INTENT_SIGNING_KEY_ID: 'k1',
       INTENT_SIGNING_KEY: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     });

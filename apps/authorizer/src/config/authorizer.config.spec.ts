@@ -18,7 +18,8 @@ const notJson = join(dir, 'not-json.json');
 writeFileSync(notJson, 'keys: nope');
 
 const base = { INTENT_SIGNING_KEY: pem('private') };
-const issuers = (...list: object[]) => ({ TRUSTED_ISSUERS: JSON.stringify(list) });
+// Every entry names its tenants (required); specs about that rule pass their own list.
+const issuers = (...list: object[]) => ({ TRUSTED_ISSUERS: JSON.stringify(list.map((i) => ({ tenants: ['*'], ...i }))) });
 
 function problems(env: Record<string, string>): string[] {
   try {
@@ -50,8 +51,8 @@ describe('authorizer configuration', () => {
     ['a JWKS file that does not exist', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', jwksFile: join(dir, 'missing.json') }) }, `cannot read ${join(dir, 'missing.json')}`],
     ['a JWKS file that is not JSON', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', jwksFile: notJson }) }, `${notJson} is not JSON`],
     ['a JWKS file with no keys', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', jwksFile: notJwks }) }, 'the key set has no keys'],
-    ['both a public key and a JWKS file', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public'), jwksFile: jwksPath }) }, 'exactly one of publicKey or jwksFile'],
-    ['neither a public key nor a JWKS file', { ...base, ...issuers({ issuer: 'i', alg: 'ES256' }) }, 'exactly one of publicKey or jwksFile'],
+    ['both a public key and a JWKS file', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public'), jwksFile: jwksPath }) }, 'exactly one of publicKey, jwksFile or jwksUri'],
+    ['neither a public key nor a JWKS file', { ...base, ...issuers({ issuer: 'i', alg: 'ES256' }) }, 'exactly one of publicKey, jwksFile or jwksUri'],
     ['HS256 without ALLOW_HS256_IDENTITY', { ...base, ...issuers({ issuer: 'i', alg: 'HS256', secret: 's'.repeat(32) }) }, 'HS256 issuers need ALLOW_HS256_IDENTITY=true'],
     [
       'HS256 in the production profile',

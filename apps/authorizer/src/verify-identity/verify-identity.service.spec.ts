@@ -18,7 +18,7 @@ writeFileSync(jwksFile, JSON.stringify({ keys: [jwk(oldKey.publicKey, 'key-2025'
 
 const config = loadAuthorizerConfig({
   INTENT_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-  TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', jwksFile }]),
+  TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', jwksFile, tenants: ['acme'] }]),
 });
 
 const token = (key: KeyObject, kid: string | undefined, claims: Record<string, unknown> = {}) =>

@@ -60,11 +60,46 @@ describe('authorizer configuration', () => {
       'HS256 is for local use only, never in production',
     ],
     ['an unknown key in an issuer', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public'), jwks: 'x' }) }, 'jwks'],
+    [
+      'an entry from before tenants were required',
+      { ...base, TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'i', alg: 'EdDSA', publicKey: pem('public') }]) },
+      'TRUSTED_ISSUERS.0.tenants: required: the tenants this issuer may speak for, e.g. ["acme"], or ["*"]',
+    ],
+    ['"*" beside a tenant', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public'), tenants: ['*', 'acme'] }) }, '"*" stands alone'],
+    ['a JWKS URL over http to another host', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', jwksUri: 'http://idp.example/jwks' }) }, 'jwksUri must be https in production'],
+    ['a JWKS URL that is not http(s)', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', jwksUri: 'ftp://idp.example/jwks' }) }, 'TRUSTED_ISSUERS.0.jwksUri: must be an http(s) URL'],
+    ['a JWKS cache without a JWKS URL', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public'), jwksCache: { maxAgeMs: 1000 } }) }, 'jwksCache applies to a jwksUri only'],
+    ['an empty audience list', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public'), audience: { decisions: [] } }) }, 'TRUSTED_ISSUERS.0.audience.decisions'],
+    ['a zero maximum token age', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public'), maxTokenAgeS: 0 }) }, 'TRUSTED_ISSUERS.0.maxTokenAgeS'],
+    ['an unknown claim mapping', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public'), claims: { email: 'email' } }) }, 'email'],
     ['a port out of range', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public') }), HTTP_PORT: '70000' }, 'HTTP_PORT'],
   ])('refuses to start with %s, naming the problem', (_case, env, expected) => {
     const found = problems(env as Record<string, string>);
     expect(found.length).toBeGreaterThan(0);
     expect(found.join('\n')).toContain(expected);
+  });
+
+  it('accepts an issuer with a JWKS URL and its policy, filling the claim mapping with defaults', () => {
+    const config = loadAuthorizerConfig({
+      ...base,
+      ...issuers({
+        issuer: 'https://idp.example',
+        alg: 'ES256',
+        jwksUri: 'https://idp.example/.well-known/jwks.json',
+        jwksCache: { maxAgeMs: 60_000 },
+        audience: { decisions: 'arvis-decisions', approvals: ['arvis-approvals'] },
+        tokenTypes: ['at+jwt'],
+        maxTokenAgeS: 3600,
+        tenants: ['acme'],
+        claims: { roles: ['realm_access', 'roles'] },
+      }),
+    });
+    expect(config.identity.issuers[0]).toMatchObject({
+      jwksCache: { maxAgeMs: 60_000, cooldownMs: 30_000, timeoutMs: 5_000 },
+      audience: { decisions: ['arvis-decisions'], approvals: ['arvis-approvals'] },
+      tenants: ['acme'],
+      claims: { subject: 'sub', tenant: 'tenant', roles: ['realm_access', 'roles'], service: 'azp' },
+    });
   });
 
   it('accepts HS256 for local use when explicitly allowed', () => {

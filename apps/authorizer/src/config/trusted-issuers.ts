@@ -34,11 +34,11 @@ const TENANTS_REQUIRED =
 const TrustedIssuerShape = z.strictObject({
   issuer: z.string().min(1),
   /**
-   * EdDSA or ES256 with a public key (PEM), a JWKS file (read once at start-up) or a JWKS URL
-   * (fetched, cached and refetched for an unknown kid, without a restart); HS256 with a shared
-   * secret only when ALLOW_HS256_IDENTITY.
+   * EdDSA, ES256 or RS256 (what most hosted providers sign with) with a public key (PEM), a JWKS
+   * file (read once at start-up) or a JWKS URL (fetched, cached and refetched for an unknown kid,
+   * without a restart); HS256 with a shared secret only when ALLOW_HS256_IDENTITY.
    */
-  alg: z.enum(['EdDSA', 'ES256', 'HS256']),
+  alg: z.enum(['EdDSA', 'ES256', 'RS256', 'HS256']),
   publicKey: z.string().min(1).optional(),
   jwksFile: z.string().min(1).optional(),
   jwksUri: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),

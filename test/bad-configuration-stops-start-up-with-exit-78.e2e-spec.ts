@@ -10,13 +10,17 @@ const start = (app: string, env: Record<string, string>) =>
   spawnSync(process.execPath, [main(app)], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 30_000 });
 
 describe('a service started with a bad configuration', () => {
-  it('the authorizer exits 78 naming a JWKS file it cannot read and the missing signing key', () => {
+  it('the authorizer exits 78 naming a JWKS file it cannot read, an issuer without tenants and the missing signing key', () => {
     const r = start('authorizer', {
-      TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', jwksFile: '/nonexistent/jwks.json', tenants: ['*'] }]),
+      TRUSTED_ISSUERS: JSON.stringify([
+        { issuer: 'https://idp.example', alg: 'EdDSA', jwksFile: '/nonexistent/jwks.json', tenants: ['*'] },
+        { issuer: 'https://old.example', alg: 'EdDSA', jwksUri: 'https://old.example/jwks' },
+      ]),
     });
     expect(r.status).toBe(78);
     expect(r.stderr).toContain('[authorizer] Invalid configuration:');
     expect(r.stderr).toContain('TRUSTED_ISSUERS.0.jwksFile: cannot read /nonexistent/jwks.json');
+    expect(r.stderr).toContain('TRUSTED_ISSUERS.1.tenants: required: the tenants this issuer may speak for');
     expect(r.stderr).toContain('INTENT_SIGNING_KEY');
   });
 

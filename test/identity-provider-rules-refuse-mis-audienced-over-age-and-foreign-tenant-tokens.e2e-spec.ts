@@ -85,14 +85,18 @@ describe('identity provider rules: a rotating JWKS URL, audiences, token types, 
 
   it('follows a key rotation at the JWKS URL without a restart, and refuses the retired key once the grace has passed', async () => {
     expect(await completed(await send('key-a', await token(keyA.privateKey, 'a')))).toMatchObject({ kind: 'tool_result', effect_boundary: 'effect_completed' });
-    served = { keys: [jwk(keyB.publicKey, 'b')] };
-    const rotatedAt = Date.now();
-    // An unknown kid makes the authorizer fetch the set again (at most once per cooldown).
+    // The provider publishes B beside A: B's unknown kid makes the authorizer fetch the set again
+    // (at most once per cooldown), long before the cached set ages out.
+    served = { keys: [jwk(keyA.publicKey, 'a'), jwk(keyB.publicKey, 'b')] };
     expect(await completed(await send('key-b', await token(keyB.privateKey, 'b')))).toMatchObject({ kind: 'tool_result', effect_boundary: 'effect_completed' });
-    await new Promise((r) => setTimeout(r, Math.max(0, rotatedAt + GRACE_MS + 200 - Date.now())));
+    // Then retires A. The cached set still holds A; only its age (the grace) makes it go.
+    served = { keys: [jwk(keyB.publicKey, 'b')] };
+    const retiredAt = Date.now();
+    await new Promise((r) => setTimeout(r, Math.max(0, retiredAt + GRACE_MS + 200 - Date.now())));
     const retired = await send('key-a-retired', await token(keyA.privateKey, 'a'));
     expect(await deadLettered([retired])).toEqual({ [retired]: expect.stringMatching(/^identity_invalid ERR_JWKS_NO_MATCHING_KEY: /) });
     expect(await traces([retired])).toBe('0');
+    expect(await completed(await send('key-b-again', await token(keyB.privateKey, 'b')))).toMatchObject({ kind: 'tool_result', effect_boundary: 'effect_completed' });
     expect(authorizer.child.exitCode).toBeNull();
   });
 

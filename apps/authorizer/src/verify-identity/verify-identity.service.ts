@@ -11,6 +11,7 @@ export type IdentityResult =
 
 type IssuerKey = ({ alg: string; key: KeyObject | KeyLike; keySet?: undefined } | { alg: string; keySet: JWTVerifyGetKey; key?: undefined }) & {
   policy: IssuerPolicy;
+  remote?: boolean;
 };
 
 const policyOf = (iss: TrustedIssuer): IssuerPolicy => ({
@@ -42,7 +43,7 @@ export class VerifyIdentityService {
           cooldownDuration: iss.jwksCache?.cooldownMs ?? 30_000,
           timeoutDuration: iss.jwksCache?.timeoutMs ?? 5_000,
         });
-        map.set(iss.issuer, { alg: iss.alg, keySet, policy });
+        map.set(iss.issuer, { alg: iss.alg, keySet, policy, remote: true });
         continue;
       }
       if (iss.jwks) {
@@ -90,8 +91,10 @@ export class VerifyIdentityService {
           ? 'token expired'
           : e instanceof joseErrors.JOSEError
             ? `${e.code}: ${e.message}`
-            : // The key set could not be fetched (connection refused, DNS): the token is not judged.
-              `jwks_unavailable: ${(e as Error).message}`;
+            : trusted.remote
+              ? // The key set could not be fetched (connection refused, DNS): the token is not judged.
+                `jwks_unavailable: ${(e as Error).message}`
+              : 'token verification failed';
       return { ok: false, reasonCode: 'identity_invalid', detail };
     }
     const judged = evaluateIssuerPolicy(trusted.policy, { header, payload }, { use, now, clockSkewS: this.config.identity.clockSkewS });

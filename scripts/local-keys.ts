@@ -33,7 +33,8 @@ export function localKeyEnv(k: LocalKeys): Record<string, string> {
     INTENT_SIGNING_KEY_ID: k.intent.keyId,
     INTENT_SIGNING_KEY: k.intent.privateKeyPem,
     INTENT_VERIFICATION_KEYS: JSON.stringify({ [k.intent.keyId]: k.intent.publicKeyPem }),
-    TRUSTED_ISSUERS: JSON.stringify([{ issuer: k.issuer.issuer, alg: 'EdDSA', publicKey: k.issuer.publicKeyPem }]),
+    // The demo issuer speaks for any tenant: the demo and the tests use several.
+    TRUSTED_ISSUERS: JSON.stringify([{ issuer: k.issuer.issuer, alg: 'EdDSA', publicKey: k.issuer.publicKeyPem, tenants: ['*'] }]),
     JOURNAL_CHECKPOINT_SIGNING_KEY_ID: k.checkpoint.keyId,
     JOURNAL_CHECKPOINT_SIGNING_KEY: k.checkpoint.privateKeyPem,
     JOURNAL_CHECKPOINT_VERIFICATION_KEYS: JSON.stringify({ [k.checkpoint.keyId]: k.checkpoint.publicKeyPem }),

@@ -10,13 +10,17 @@ const start = (app: string, env: Record<string, string>) =>
   spawnSync(process.execPath, [main(app)], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 30_000 });
 
 describe('a service started with a bad configuration', () => {
-  it('the authorizer exits 78 naming a JWKS file it cannot read and the missing signing key', () => {
+  it('the authorizer exits 78 naming a JWKS file it cannot read, an issuer without tenants and the missing signing key', () => {
     const r = start('authorizer', {
-      TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', jwksFile: '/nonexistent/jwks.json' }]),
+      TRUSTED_ISSUERS: JSON.stringify([
+        { issuer: 'https://idp.example', alg: 'EdDSA', jwksFile: '/nonexistent/jwks.json', tenants: ['*'] },
+        { issuer: 'https://old.example', alg: 'EdDSA', jwksUri: 'https://old.example/jwks' },
+      ]),
     });
     expect(r.status).toBe(78);
     expect(r.stderr).toContain('[authorizer] Invalid configuration:');
     expect(r.stderr).toContain('TRUSTED_ISSUERS.0.jwksFile: cannot read /nonexistent/jwks.json');
+    expect(r.stderr).toContain('TRUSTED_ISSUERS.1.tenants: required: the tenants this issuer may speak for');
     expect(r.stderr).toContain('INTENT_SIGNING_KEY');
   });
 
@@ -39,7 +43,7 @@ describe('a service started with a bad configuration', () => {
     expect(r.stderr).toContain("ARVIS_TOOL_PACKAGES: ./no/such/package cannot be loaded: Cannot find module './no/such/package'");
     const keys = generateKeyPairSync('ed25519');
     const a = start('authorizer', {
-      TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', publicKey: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString() }]),
+      TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', publicKey: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(), tenants: ['*'] }]),
       INTENT_SIGNING_KEY_ID: 'k1',
       INTENT_SIGNING_KEY: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     });

@@ -15,7 +15,18 @@ import { AdmitDecisionService } from './admit-decision.service';
 const { publicKey, privateKey } = generateKeyPairSync('ed25519');
 const issuer = { issuer: 'test-idp', privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
 const config = {
-  identity: { issuers: [{ issuer: 'test-idp', alg: 'EdDSA', publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() }], clockSkewS: 0 },
+  identity: {
+    issuers: [
+      {
+        issuer: 'test-idp',
+        alg: 'EdDSA',
+        publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+        tenants: ['*'],
+        claims: { subject: 'sub', tenant: 'tenant', roles: 'roles', service: 'azp' },
+      },
+    ],
+    clockSkewS: 0,
+  },
 } as unknown as AuthorizerConfig;
 
 function fakeTx(now: Date, revokedHashes: string[] = []): Tx {

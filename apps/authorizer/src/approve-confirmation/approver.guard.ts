@@ -26,7 +26,7 @@ export class ApproverGuard implements CanActivate {
     const token = /^Bearer (.+)$/.exec(header)?.[1];
     if (!token) throw new HttpException({ error: 'unauthenticated', message: 'a Bearer token is required' }, HttpStatus.UNAUTHORIZED);
     const [{ now }] = await this.prisma.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
-    const verified = await this.identity.verify(token, now);
+    const verified = await this.identity.verify(token, now, 'approval');
     if (!verified.ok) throw new HttpException({ error: 'unauthenticated', message: verified.detail }, HttpStatus.UNAUTHORIZED);
     if (verified.identity.sessionId !== null && (await this.revoked(verified.identity.sessionId))) {
       throw new HttpException({ error: 'unauthenticated', message: 'the session was revoked' }, HttpStatus.UNAUTHORIZED);

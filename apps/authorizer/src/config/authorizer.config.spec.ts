@@ -18,7 +18,8 @@ const notJson = join(dir, 'not-json.json');
 writeFileSync(notJson, 'keys: nope');
 
 const base = { INTENT_SIGNING_KEY: pem('private') };
-const issuers = (...list: object[]) => ({ TRUSTED_ISSUERS: JSON.stringify(list) });
+// Every entry names its tenants (required); specs about that rule pass their own list.
+const issuers = (...list: object[]) => ({ TRUSTED_ISSUERS: JSON.stringify(list.map((i) => ({ tenants: ['*'], ...i }))) });
 
 function problems(env: Record<string, string>): string[] {
   try {
@@ -50,8 +51,8 @@ describe('authorizer configuration', () => {
     ['a JWKS file that does not exist', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', jwksFile: join(dir, 'missing.json') }) }, `cannot read ${join(dir, 'missing.json')}`],
     ['a JWKS file that is not JSON', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', jwksFile: notJson }) }, `${notJson} is not JSON`],
     ['a JWKS file with no keys', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', jwksFile: notJwks }) }, 'the key set has no keys'],
-    ['both a public key and a JWKS file', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public'), jwksFile: jwksPath }) }, 'exactly one of publicKey or jwksFile'],
-    ['neither a public key nor a JWKS file', { ...base, ...issuers({ issuer: 'i', alg: 'ES256' }) }, 'exactly one of publicKey or jwksFile'],
+    ['both a public key and a JWKS file', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public'), jwksFile: jwksPath }) }, 'exactly one of publicKey, jwksFile or jwksUri'],
+    ['neither a public key nor a JWKS file', { ...base, ...issuers({ issuer: 'i', alg: 'ES256' }) }, 'exactly one of publicKey, jwksFile or jwksUri'],
     ['HS256 without ALLOW_HS256_IDENTITY', { ...base, ...issuers({ issuer: 'i', alg: 'HS256', secret: 's'.repeat(32) }) }, 'HS256 issuers need ALLOW_HS256_IDENTITY=true'],
     [
       'HS256 in the production profile',
@@ -59,11 +60,46 @@ describe('authorizer configuration', () => {
       'HS256 is for local use only, never in production',
     ],
     ['an unknown key in an issuer', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public'), jwks: 'x' }) }, 'jwks'],
+    [
+      'an entry from before tenants were required',
+      { ...base, TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'i', alg: 'EdDSA', publicKey: pem('public') }]) },
+      'TRUSTED_ISSUERS.0.tenants: required: the tenants this issuer may speak for, e.g. ["acme"], or ["*"]',
+    ],
+    ['"*" beside a tenant', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public'), tenants: ['*', 'acme'] }) }, '"*" stands alone'],
+    ['a JWKS URL over http to another host', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', jwksUri: 'http://idp.example/jwks' }) }, 'jwksUri must be https in production'],
+    ['a JWKS URL that is not http(s)', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', jwksUri: 'ftp://idp.example/jwks' }) }, 'TRUSTED_ISSUERS.0.jwksUri: must be an http(s) URL'],
+    ['a JWKS cache without a JWKS URL', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public'), jwksCache: { maxAgeMs: 1000 } }) }, 'jwksCache applies to a jwksUri only'],
+    ['an empty audience list', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public'), audience: { decisions: [] } }) }, 'TRUSTED_ISSUERS.0.audience.decisions'],
+    ['a zero maximum token age', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public'), maxTokenAgeS: 0 }) }, 'TRUSTED_ISSUERS.0.maxTokenAgeS'],
+    ['an unknown claim mapping', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public'), claims: { email: 'email' } }) }, 'email'],
     ['a port out of range', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public') }), HTTP_PORT: '70000' }, 'HTTP_PORT'],
   ])('refuses to start with %s, naming the problem', (_case, env, expected) => {
     const found = problems(env as Record<string, string>);
     expect(found.length).toBeGreaterThan(0);
     expect(found.join('\n')).toContain(expected);
+  });
+
+  it('accepts an issuer with a JWKS URL and its policy, filling the claim mapping with defaults', () => {
+    const config = loadAuthorizerConfig({
+      ...base,
+      ...issuers({
+        issuer: 'https://idp.example',
+        alg: 'ES256',
+        jwksUri: 'https://idp.example/.well-known/jwks.json',
+        jwksCache: { maxAgeMs: 60_000 },
+        audience: { decisions: 'arvis-decisions', approvals: ['arvis-approvals'] },
+        tokenTypes: ['at+jwt'],
+        maxTokenAgeS: 3600,
+        tenants: ['acme'],
+        claims: { roles: ['realm_access', 'roles'] },
+      }),
+    });
+    expect(config.identity.issuers[0]).toMatchObject({
+      jwksCache: { maxAgeMs: 60_000, cooldownMs: 30_000, timeoutMs: 5_000 },
+      audience: { decisions: ['arvis-decisions'], approvals: ['arvis-approvals'] },
+      tenants: ['acme'],
+      claims: { subject: 'sub', tenant: 'tenant', roles: ['realm_access', 'roles'], service: 'azp' },
+    });
   });
 
   it('accepts HS256 for local use when explicitly allowed', () => {

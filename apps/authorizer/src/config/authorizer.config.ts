@@ -1,50 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { commonEnvShape, commonSettings, envBool, envInt, envJson, envString, loadConfig } from '@arvis/config';
 import { toolPackagesEnv } from '@arvis/tool-catalog';
+import { TrustedIssuer, trustedIssuerProblems } from './trusted-issuers';
 
-// A JSON Web Key Set as identity providers publish it; keys are told apart by `kid`.
-const Jwks = z.object({
-  keys: z.array(z.looseObject({ kty: z.string().min(1), kid: z.string().min(1).optional() })).min(1, 'the key set has no keys'),
-});
-export type JsonWebKeySet = z.infer<typeof Jwks>;
-
-const TrustedIssuer = z
-  .strictObject({
-    issuer: z.string().min(1),
-    /**
-     * EdDSA or ES256 with a public key (PEM) or a JWKS file (the identity provider's published key
-     * set, read once at start-up; rotation = a new file and a restart); HS256 with a shared secret
-     * only when ALLOW_HS256_IDENTITY.
-     */
-    alg: z.enum(['EdDSA', 'ES256', 'HS256']),
-    publicKey: z.string().min(1).optional(),
-    jwksFile: z.string().min(1).optional(),
-    secret: z.string().min(32).optional(),
-  })
-  .transform((iss, ctx) => {
-    if (!iss.jwksFile) return { ...iss, jwks: undefined };
-    let text: string;
-    try {
-      text = readFileSync(iss.jwksFile, 'utf8');
-    } catch (e) {
-      ctx.addIssue({ code: 'custom', path: ['jwksFile'], message: `cannot read ${iss.jwksFile}: ${(e as Error).message}` });
-      return z.NEVER;
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      ctx.addIssue({ code: 'custom', path: ['jwksFile'], message: `${iss.jwksFile} is not JSON` });
-      return z.NEVER;
-    }
-    const jwks = Jwks.safeParse(json);
-    if (!jwks.success) {
-      ctx.addIssue({ code: 'custom', path: ['jwksFile'], message: `${iss.jwksFile} is not a JWKS: ${jwks.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` });
-      return z.NEVER;
-    }
-    return { ...iss, jwks: jwks.data };
-  });
+export type { ClaimMapping, ClaimPath, JsonWebKeySet, TrustedIssuer } from './trusted-issuers';
 
 const AuthorizerEnv = z
   .object({
@@ -70,23 +29,9 @@ const AuthorizerEnv = z
   })
   .superRefine((env, ctx) => {
     env.TRUSTED_ISSUERS.forEach((iss, i) => {
-      if (iss.alg === 'HS256' && !env.ALLOW_HS256_IDENTITY) {
-        ctx.addIssue({ code: 'custom', path: ['TRUSTED_ISSUERS', i], message: 'HS256 issuers need ALLOW_HS256_IDENTITY=true' });
-      }
-      if (iss.alg === 'HS256' && env.ARVIS_PROFILE === 'production') {
-        ctx.addIssue({ code: 'custom', path: ['TRUSTED_ISSUERS', i], message: 'HS256 is for local use only, never in production' });
-      }
-      if (iss.alg === 'HS256' ? !iss.secret || iss.publicKey || iss.jwks : !iss.publicKey === !iss.jwks || iss.secret) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['TRUSTED_ISSUERS', i],
-          message: iss.alg === 'HS256' ? 'HS256 needs secret, and nothing else' : `${iss.alg} needs exactly one of publicKey or jwksFile, and no secret`,
-        });
-      }
+      for (const message of trustedIssuerProblems(iss, env)) ctx.addIssue({ code: 'custom', path: ['TRUSTED_ISSUERS', i], message });
     });
   });
-
-export type TrustedIssuer = z.infer<typeof TrustedIssuer>;
 
 export function loadAuthorizerConfig(env?: Record<string, string | undefined>) {
   const e = loadConfig(AuthorizerEnv, env);

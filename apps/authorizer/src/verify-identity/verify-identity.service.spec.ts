@@ -18,7 +18,7 @@ writeFileSync(jwksFile, JSON.stringify({ keys: [jwk(oldKey.publicKey, 'key-2025'
 
 const config = loadAuthorizerConfig({
   INTENT_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-  TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', jwksFile }]),
+  TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', jwksFile, tenants: ['acme'] }]),
 });
 
 const token = (key: KeyObject, kid: string | undefined, claims: Record<string, unknown> = {}) =>
@@ -48,5 +48,24 @@ describe('identity from an issuer that publishes a JWKS', () => {
     const result = await identity.verify(await make());
     expect(result).toMatchObject({ ok: false, reasonCode: 'identity_invalid' });
     expect(!result.ok && result.detail).toMatch(new RegExp(`^${code}:`));
+  });
+});
+
+describe('identity from an issuer that signs with RS256 (hosted providers)', () => {
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const identity = new VerifyIdentityService(
+    loadAuthorizerConfig({
+      INTENT_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      TRUSTED_ISSUERS: JSON.stringify([
+        { issuer: 'https://rs.example', alg: 'RS256', publicKey: rsa.publicKey.export({ type: 'spki', format: 'pem' }).toString(), tenants: ['acme'] },
+      ]),
+    }),
+  );
+  const signed = (alg: 'RS256' | 'EdDSA', key: KeyObject) =>
+    new SignJWT({ tenant: 'acme', azp: 'agent-svc' }).setProtectedHeader({ alg }).setSubject('alice').setIssuer('https://rs.example').setExpirationTime('10m').sign(key);
+
+  it('accepts RS256 from it, and no other alg', async () => {
+    expect(await identity.verify(await signed('RS256', rsa.privateKey))).toMatchObject({ ok: true, identity: { principal: 'alice' } });
+    expect(await identity.verify(await signed('EdDSA', stranger.privateKey))).toMatchObject({ ok: false, detail: expect.stringMatching(/^ERR_JOSE_ALG_NOT_ALLOWED/) });
   });
 });

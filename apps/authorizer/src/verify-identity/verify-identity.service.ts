@@ -1,14 +1,26 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import { createLocalJWKSet, errors as joseErrors, importSPKI, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type KeyLike } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, importSPKI, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type KeyLike } from 'jose';
 import { KERNEL_PRINCIPAL, type VerifiedIdentity } from '@arvis/effect-context';
-import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
+import { AUTHORIZER_CONFIG, type AuthorizerConfig, type TrustedIssuer } from '../config/authorizer.config';
+import { evaluateIssuerPolicy, type IssuerPolicy, type IssuerRule, type TokenUse } from './issuer-policy';
 
 export type IdentityResult =
   | { ok: true; identity: VerifiedIdentity }
-  | { ok: false; reasonCode: 'identity_invalid' | 'authenticated_principal_required'; detail: string };
+  | { ok: false; reasonCode: 'identity_invalid' | 'authenticated_principal_required'; detail: string; rule?: IssuerRule };
 
-type IssuerKey = { alg: string; key: KeyObject | KeyLike; keySet?: undefined } | { alg: string; keySet: JWTVerifyGetKey; key?: undefined };
+type IssuerKey = ({ alg: string; key: KeyObject | KeyLike; keySet?: undefined } | { alg: string; keySet: JWTVerifyGetKey; key?: undefined }) & {
+  policy: IssuerPolicy;
+  remote?: boolean;
+};
+
+const policyOf = (iss: TrustedIssuer): IssuerPolicy => ({
+  audience: iss.audience,
+  tokenTypes: iss.tokenTypes,
+  maxTokenAgeS: iss.maxTokenAgeS,
+  tenants: iss.tenants,
+  claims: iss.claims,
+});
 
 /** Verifies the decision's JWT against the configured trusted issuers and maps its claims. */
 @Injectable()
@@ -21,21 +33,37 @@ export class VerifyIdentityService {
     if (this.keys) return this.keys;
     const map = new Map<string, IssuerKey>();
     for (const iss of this.config.identity.issuers) {
+      const policy = policyOf(iss);
+      if (iss.jwksUri) {
+        // Fetched on first use, again once cacheMaxAge has passed, and for an unknown kid (at most
+        // once per cooldown): a rotated key works without a restart, a retired one stops
+        // working when the cached set ages out.
+        const keySet = createRemoteJWKSet(new URL(iss.jwksUri), {
+          cacheMaxAge: iss.jwksCache?.maxAgeMs ?? 600_000,
+          cooldownDuration: iss.jwksCache?.cooldownMs ?? 30_000,
+          timeoutDuration: iss.jwksCache?.timeoutMs ?? 5_000,
+        });
+        map.set(iss.issuer, { alg: iss.alg, keySet, policy, remote: true });
+        continue;
+      }
       if (iss.jwks) {
         // jose picks the key by the token's kid (and alg); a token matching none is refused.
-        map.set(iss.issuer, { alg: iss.alg, keySet: createLocalJWKSet(iss.jwks as Parameters<typeof createLocalJWKSet>[0]) });
+        map.set(iss.issuer, { alg: iss.alg, keySet: createLocalJWKSet(iss.jwks as Parameters<typeof createLocalJWKSet>[0]), policy });
         continue;
       }
       const key =
         iss.alg === 'HS256' ? createSecretKey(Buffer.from(iss.secret!, 'utf8')) : await importSPKI(iss.publicKey!, iss.alg);
-      map.set(iss.issuer, { alg: iss.alg, key });
+      map.set(iss.issuer, { alg: iss.alg, key, policy });
     }
     this.keys = map;
     return map;
   }
 
-  /** `now` is the clock to judge expiry by (database time at admission). */
-  async verify(token: string, now: Date = new Date()): Promise<IdentityResult> {
+  /**
+   * `now` is the clock to judge expiry and age by (database time at admission); `use` chooses
+   * the audience the issuer requires (decisions or approvals).
+   */
+  async verify(token: string, now: Date = new Date(), use: TokenUse = 'decision'): Promise<IdentityResult> {
     const keys = await this.issuerKeys();
     let iss: string | undefined;
     try {
@@ -47,35 +75,35 @@ export class VerifyIdentityService {
     const trusted = iss ? keys.get(iss) : undefined;
     if (!trusted) return { ok: false, reasonCode: 'identity_invalid', detail: `issuer ${JSON.stringify(iss ?? null)} is not trusted` };
     let payload: JWTPayload;
+    let header: { typ?: string };
     try {
       const options = {
         issuer: iss,
         algorithms: [trusted.alg],
-        requiredClaims: ['exp', 'sub'],
+        requiredClaims: ['exp'],
         clockTolerance: this.config.identity.clockSkewS,
         currentDate: now,
       };
-      ({ payload } = trusted.keySet ? await jwtVerify(token, trusted.keySet, options) : await jwtVerify(token, trusted.key, options));
+      ({ payload, protectedHeader: header } = trusted.keySet ? await jwtVerify(token, trusted.keySet, options) : await jwtVerify(token, trusted.key, options));
     } catch (e) {
       const detail =
         e instanceof joseErrors.JWTExpired
           ? 'token expired'
           : e instanceof joseErrors.JOSEError
             ? `${e.code}: ${e.message}`
-            : 'token verification failed';
+            : trusted.remote
+              ? // The key set could not be fetched (connection refused, DNS): the token is not judged.
+                `jwks_unavailable: ${(e as Error).message}`
+              : 'token verification failed';
       return { ok: false, reasonCode: 'identity_invalid', detail };
     }
-    const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
-    const principal = str(payload.sub);
-    const tenant = str(payload['tenant']);
-    const serviceId = str(payload['azp']);
-    if (!principal || !tenant || !serviceId) {
-      return { ok: false, reasonCode: 'identity_invalid', detail: 'token lacks sub, tenant or azp' };
-    }
+    const judged = evaluateIssuerPolicy(trusted.policy, { header, payload }, { use, now, clockSkewS: this.config.identity.clockSkewS });
+    if (!judged.ok) return { ok: false, reasonCode: 'identity_invalid', detail: judged.detail, rule: judged.rule };
+    const { principal, tenant, serviceId, roles } = judged.claims;
     if (principal === KERNEL_PRINCIPAL) {
       return { ok: false, reasonCode: 'authenticated_principal_required', detail: 'the kernel principal is not a user identity' };
     }
-    const roles = Array.isArray(payload['roles']) ? payload['roles'].filter((r): r is string => typeof r === 'string') : [];
+    const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
     return {
       ok: true,
       identity: {

@@ -30,7 +30,9 @@ function readOnlyPool(config: CliConfig): Pool {
   const pool = new Pool({ connectionString: config.databaseUrl, max: 2, application_name: 'arvis-cli', options: '-c default_transaction_read_only=on' });
   // A dropped idle connection must not kill a long `tail`; the next query reports the outage.
   // (Inline, not @arvis/persistence: that would load Prisma's client, see above.)
-  pool.on('error', (e: Error) => process.stderr.write(`database connection lost: ${e.message}\n`));
+  // Checked-out clients too: see handlePoolErrors in libs/persistence/src/pg-errors.ts.
+  pool.on('connect', (client) => client.on('error', (e: Error) => process.stderr.write(`database connection lost: ${e.message}\n`)));
+  pool.on('error', () => undefined);
   return pool;
 }
 

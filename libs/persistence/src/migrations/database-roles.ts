@@ -129,7 +129,7 @@ async function ensureRole(client: Client, role: string): Promise<boolean> {
 /** Which relations of the schema exist, and their sequences (serial and identity columns). */
 async function schemaObjects(client: Client): Promise<{ tables: Set<string>; sequences: Map<string, string[]> }> {
   const { rows } = await client.query<{ relname: string; seqs: string[] | null }>(`
-    SELECT c.relname, array_agg(s.relname) FILTER (WHERE s.relname IS NOT NULL) AS seqs
+    SELECT c.relname, array_agg(s.relname::text) FILTER (WHERE s.relname IS NOT NULL) AS seqs
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     LEFT JOIN pg_depend d ON d.refobjid = c.oid AND d.classid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')
     LEFT JOIN pg_class s ON s.oid = d.objid AND s.relkind = 'S'

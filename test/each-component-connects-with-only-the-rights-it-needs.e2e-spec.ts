@@ -107,6 +107,13 @@ describe('each component connects with only the rights it needs', () => {
     expect(await outcome(demo, "INSERT INTO notes (capability_id, idempotency_key, tenant, principal, text) VALUES ('c', 'k', 't', 'p', 'mine') ")).toBe('ok');
     expect(await outcome(demo, 'CREATE TABLE demo_extra (id INT)')).toBe('42501');
 
+    // A package cannot be granted a project table by claiming it: the role step stops, unchanged.
+    await h.query(`INSERT INTO "_arvis_tool_tables" (package, table_name) VALUES ($1, 'confirmations')`, [OTHER]);
+    await expect(applyDatabaseRoles(stack.env.databaseUrl, { prefix, packages: [DEMO, OTHER] })).rejects.toThrow(
+      `tool packages may not own project tables: ${OTHER} claims confirmations`,
+    );
+    await h.query(`DELETE FROM "_arvis_tool_tables" WHERE table_name = 'confirmations'`);
+
     const other = await connect(role.other);
     expect(await outcome(other, 'SELECT * FROM notes')).toBe('42501');
     expect(await outcome(other, "INSERT INTO other_rows (note) VALUES ('mine')")).toBe('ok');

@@ -6,3 +6,15 @@ export { Prisma } from './generated/prisma/client';
 export { insertRows, unnestOf, type ColumnMap, type PgArrayType } from './insert-rows';
 export { handlePoolErrors, handleClientErrors } from './pg-errors';
 export { PersistenceModule } from './persistence.module';
+export {
+  applyDatabaseRoles,
+  componentRole,
+  DEFAULT_ROLE_PREFIX,
+  PROJECT_GRANTS,
+  PROJECT_TABLES,
+  ROLE_PREFIX_PATTERN,
+  toolRoleName,
+  type Component,
+  type Privilege,
+  type RolesReport,
+} from './migrations/database-roles';

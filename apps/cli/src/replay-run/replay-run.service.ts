@@ -29,6 +29,8 @@ export interface ReplayReport {
   entriesReplayed: number;
   results: ReplayedResult[];
   mismatches: ReplayMismatch[];
+  /** tool_result entries whose intent and capability retention pruned: hashes checked, commitments not (ADR 0041). */
+  pruned: string[];
 }
 
 /**
@@ -49,7 +51,7 @@ export class ReplayRunService {
       if (rows.length === 0) {
         await client.query('COMMIT');
         // An unknown run matches nothing: a script reading only `matches` must not take it for a pass.
-        return { runId, known: inInbox, matches: inInbox, entriesReplayed: 0, results: [], mismatches: [] };
+        return { runId, known: inInbox, matches: inInbox, entriesReplayed: 0, results: [], mismatches: [], pruned: [] };
       }
 
       // The run's rows interleave with other runs' rows; each is linked to its global predecessor.
@@ -73,8 +75,12 @@ export class ReplayRunService {
           (c) => [c.capability_id, c],
         ),
       );
+      const prunedThrough = BigInt(
+        (await client.query<{ s: string | null }>(`SELECT (SELECT material_through::text FROM retention_horizon WHERE chain = 'main') AS s`)).rows[0].s ?? '0',
+      );
       await client.query('COMMIT');
 
+      const pruned: string[] = [];
       const results: ReplayedResult[] = [];
       const mismatches: ReplayMismatch[] = [];
       const hashed: StoredEntry[] = [];
@@ -92,12 +98,14 @@ export class ReplayRunService {
         hashed.push(entry);
         if (entry.kind === 'tool_result') {
           const capId = typeof entry.capabilityId === 'string' ? entry.capabilityId : '';
-          for (const m of checkToolResult(entry, intents.get(capId), capabilities.get(capId))) miss(`journal_seq ${row.journal_seq}: ${m}`);
+          const gone = !intents.has(capId) && !capabilities.has(capId) && BigInt(row.journal_seq) <= prunedThrough;
+          if (gone) pruned.push(row.journal_seq);
+          else for (const m of checkToolResult(entry, intents.get(capId), capabilities.get(capId))) miss(`journal_seq ${row.journal_seq}: ${m}`);
         }
         if (FINAL_JOURNAL_KINDS.has(entry.kind as JournalKind)) results.push(resultOf(row, entry));
       }
       mismatches.push(...checkConfirmationOrder(hashed));
-      return { runId, known: true, matches: mismatches.length === 0, entriesReplayed: rows.length, results, mismatches };
+      return { runId, known: true, matches: mismatches.length === 0, entriesReplayed: rows.length, results, mismatches, pruned };
     } catch (e) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw e;
@@ -126,6 +134,9 @@ export function renderReplay(r: ReplayReport): string[] {
       r.results.map((x) => [`#${x.journalSeq}`, x.decisionId, x.effectBoundary, x.success ? 'success' : 'failure', x.reasonCode ? `reason=${x.reasonCode}` : x.output !== undefined ? `output=${compact(x.output)}` : '']),
     ).map((l) => `  ${l}`),
   );
+  if (r.pruned.length > 0) {
+    lines.push(`${r.pruned.length} tool_result entries (journal_seq ${r.pruned.join(', ')}) have their intent and capability pruned by retention: chain checked, commitments not recomputed`);
+  }
   if (r.matches) lines.push('replay matches the journal');
   else for (const m of r.mismatches) lines.push(`mismatch: ${m.message}`);
   return lines;

@@ -1,8 +1,9 @@
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { FINAL_JOURNAL_KINDS, type JournalKind } from '@arvis/contracts';
 import { GENESIS_HASH } from '@arvis/crypto';
 import { columns, compact } from '../output';
 import { checkRow, JOURNAL_ROW_COLUMNS, type JournalRow, type StoredEntry } from '../verify-journal/journal-row';
+import { readPrunedThrough } from '../verify-journal/retention-horizon';
 import { checkConfirmationOrder } from './confirmation-order';
 import { checkToolResult, type CapabilityRow, type IntentRow } from './replay-checks';
 
@@ -54,30 +55,7 @@ export class ReplayRunService {
         return { runId, known: inInbox, matches: inInbox, entriesReplayed: 0, results: [], mismatches: [], pruned: [] };
       }
 
-      // The run's rows interleave with other runs' rows; each is linked to its global predecessor.
-      const predecessorSeqs = rows.map((r) => (BigInt(r.journal_seq) - 1n).toString()).filter((s) => s !== '0');
-      const predecessors = new Map(
-        (await client.query<{ journal_seq: string; hash: string }>('SELECT journal_seq::text AS journal_seq, hash FROM journal WHERE journal_seq = ANY($1::bigint[])', [predecessorSeqs])).rows.map(
-          (r) => [r.journal_seq, r.hash],
-        ),
-      );
-      const capabilityIds = rows.filter((r) => r.kind === 'tool_result' && r.result_capability_id).map((r) => r.result_capability_id!);
-      const intents = new Map(
-        (await client.query<IntentRow>(
-          `SELECT intent_id, decision_id, capability_id, run_id, causal_id, tenant, principal, tool, process_id, payload_canonical,
-                  payload_sha256, effect_context, effect_context_commitment, idempotency_key, catalog_fingerprint, intent_commitment
-           FROM intents WHERE capability_id = ANY($1::text[])`,
-          [capabilityIds],
-        )).rows.map((i) => [i.capability_id, i]),
-      );
-      const capabilities = new Map(
-        (await client.query<CapabilityRow>('SELECT capability_id, decision_id, intent_id, state FROM capabilities WHERE capability_id = ANY($1::text[])', [capabilityIds])).rows.map(
-          (c) => [c.capability_id, c],
-        ),
-      );
-      const prunedThrough = BigInt(
-        (await client.query<{ s: string | null }>(`SELECT (SELECT material_through::text FROM retention_horizon WHERE chain = 'main') AS s`)).rows[0].s ?? '0',
-      );
+      const { predecessors, intents, capabilities, prunedThrough } = await storedMaterial(client, rows);
       await client.query('COMMIT');
 
       const pruned: string[] = [];
@@ -113,6 +91,32 @@ export class ReplayRunService {
       client.release();
     }
   }
+}
+
+/** What the run's entries are checked against: each row's global predecessor, intents, capabilities, the retention horizon. */
+async function storedMaterial(client: PoolClient, rows: JournalRow[]) {
+  // The run's rows interleave with other runs' rows; each is linked to its global predecessor.
+  const predecessorSeqs = rows.map((r) => (BigInt(r.journal_seq) - 1n).toString()).filter((s) => s !== '0');
+  const predecessors = new Map(
+    (await client.query<{ journal_seq: string; hash: string }>('SELECT journal_seq::text AS journal_seq, hash FROM journal WHERE journal_seq = ANY($1::bigint[])', [predecessorSeqs])).rows.map(
+      (r) => [r.journal_seq, r.hash],
+    ),
+  );
+  const capabilityIds = rows.filter((r) => r.kind === 'tool_result' && r.result_capability_id).map((r) => r.result_capability_id!);
+  const intents = new Map(
+    (await client.query<IntentRow>(
+      `SELECT intent_id, decision_id, capability_id, run_id, causal_id, tenant, principal, tool, process_id, payload_canonical,
+              payload_sha256, effect_context, effect_context_commitment, idempotency_key, catalog_fingerprint, intent_commitment
+       FROM intents WHERE capability_id = ANY($1::text[])`,
+      [capabilityIds],
+    )).rows.map((i) => [i.capability_id, i]),
+  );
+  const capabilities = new Map(
+    (await client.query<CapabilityRow>('SELECT capability_id, decision_id, intent_id, state FROM capabilities WHERE capability_id = ANY($1::text[])', [capabilityIds])).rows.map(
+      (c) => [c.capability_id, c],
+    ),
+  );
+  return { predecessors, intents, capabilities, prunedThrough: BigInt(await readPrunedThrough(client)) };
 }
 
 function resultOf(row: JournalRow, e: Record<string, unknown>): ReplayedResult {

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { ChainWalker, type ChainSummary, type JournalHeadRow } from './chain-walker';
+import { readPrunedThrough } from './retention-horizon';
 import { FINAL_KINDS, JOURNAL_ROW_COLUMNS, type JournalRow } from './journal-row';
 
 export interface BijectionFinding {
@@ -80,7 +81,7 @@ export class VerifyJournalService {
    * own deletions). The journal itself is never pruned, so the chain walk is unchanged.
    */
   private async retention(client: PoolClient): Promise<VerifyReport['retention']> {
-    const through = (await client.query<{ s: string | null }>(`SELECT (SELECT material_through::text FROM retention_horizon WHERE chain = 'main') AS s`)).rows[0].s ?? '0';
+    const through = await readPrunedThrough(client);
     const pruned = (
       await client.query<{ n: string }>(
         `SELECT count(*)::text AS n FROM journal j

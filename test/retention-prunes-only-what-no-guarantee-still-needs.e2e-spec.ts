@@ -18,8 +18,11 @@ describe('retention prunes only what no guarantee still needs', () => {
   let stack: Stack;
   let h: Harness;
   let authorizer: RunningApp;
+  let dying: RunningApp;
   beforeAll(async () => {
     stack = await Stack.create('retention');
+    // A dispatcher that dies inside the tool, for the effect_state_unknown; started beside the authorizer.
+    const dispatcher = stack.start('dispatcher', 'dispatcher-dying', { faults: { dispatcherCrashInsideTool: [{ decisionIdPrefix: 'crash:' }] } });
     authorizer = await stack.start('authorizer', 'authorizer', {
       env: {
         RETENTION_ENABLED: 'true',
@@ -31,6 +34,7 @@ describe('retention prunes only what no guarantee still needs', () => {
         RETRY_POLL_MS: '3600000',
       },
     });
+    dying = await dispatcher;
     h = await new Harness(stack.env).start();
   });
   afterAll(async () => {
@@ -64,7 +68,6 @@ describe('retention prunes only what no guarantee still needs', () => {
 
   it('prunes finished decisions, keeps parked, retry-pending and unknown ones, refuses a redelivery, and verify passes', async () => {
     // An effect_state_unknown: the dispatcher dies inside the tool; another one recovers it.
-    const dying = await stack.start('dispatcher', 'dispatcher-dying', { faults: { dispatcherCrashInsideTool: [{ decisionIdPrefix: 'crash:' }] } });
     const [unknown] = await h.decisions('retention-run', 1, { decisionId: 'crash:1', causalId: 'crash', payload: { text: 'lost note', ref: 'retention-run:crash' } });
     await h.client.send([unknown]);
     expect(await exited(dying)).toBe('SIGKILL');

@@ -21,6 +21,7 @@ import { ParkDecisionStep } from './park-decision/park-decision.step';
 import { RecordInboxStep } from './record-inbox/record-inbox.step';
 import { DecisionsConsumer } from './receive-decisions/decisions.consumer';
 import { ReceiveDecisionsService } from './receive-decisions/receive-decisions.service';
+import { PruneRecordsService } from './prune-records/prune-records.service';
 import { SubmitRetriesService } from './submit-retries/submit-retries.service';
 import { VerifyIdentityService } from './verify-identity/verify-identity.service';
 
@@ -56,6 +57,7 @@ export class AuthorizerModule {
         ListConfirmationsService,
         ApproverGuard,
         ResumeConfirmationsService,
+        PruneRecordsService,
       ],
     };
   }

@@ -111,4 +111,12 @@ describe('authorizer configuration', () => {
     });
     expect(config.identity.issuers[0].alg).toBe('HS256');
   });
+
+  it('keeps retention off by default and refuses a dedupe window shorter than the material window', () => {
+    const key = issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public') });
+    expect(loadAuthorizerConfig({ ...base, ...key }).retention).toMatchObject({ enabled: false, decisionsMs: 30 * 86_400_000, dedupeMs: 30 * 86_400_000, batch: 1000 });
+    expect(problems({ ...base, ...key, RETENTION_DECISIONS_MS: '2000', RETENTION_DEDUPE_MS: '1000' })).toEqual([
+      expect.stringMatching(/^RETENTION_DEDUPE_MS: must be at least RETENTION_DECISIONS_MS \(2000\)/),
+    ]);
+  });
 });

@@ -17,12 +17,15 @@ const RI: Privilege[] = ['SELECT', 'INSERT'];
 const RU: Privilege[] = ['SELECT', 'UPDATE'];
 const RIU: Privilege[] = ['SELECT', 'INSERT', 'UPDATE'];
 const RIUD: Privilege[] = ['SELECT', 'INSERT', 'UPDATE', 'DELETE'];
+const RD: Privilege[] = ['SELECT', 'DELETE'];
+const RID: Privilege[] = ['SELECT', 'INSERT', 'DELETE'];
+const RUD: Privilege[] = ['SELECT', 'UPDATE', 'DELETE'];
 
 /** Tables the project's migrations create; the CLI reads every one of them, nothing else. */
 export const PROJECT_TABLES = [
   'capabilities', 'confirmations', 'consent_grants', 'decision_inbox', 'effects', 'egress_policies', 'intents',
   'journal', 'journal_checkpoints', 'journal_head', 'outbox', 'retries', 'revoked_sessions', 'runs',
-  'store_identity', 'tool_body_starts',
+  'retention_horizon', 'store_identity', 'tool_body_starts',
 ] as const;
 
 // What both services do besides their own work: append to the journal (its head row is locked
@@ -43,13 +46,17 @@ const JOURNALING: Record<string, Privilege[]> = {
  * `journal` gets no UPDATE or DELETE anywhere: besides its triggers, no role but the owner can.
  */
 export const PROJECT_GRANTS: Record<Component, Record<string, Privilege[]>> = {
+  // DELETE and the effects and retention_horizon rows: the retention pruner runs in the authorizer
+  // (ADR 0041); it deletes only finished decisions' rows past their windows.
   authorizer: {
     ...JOURNALING,
-    decision_inbox: RIU,
-    intents: RI,
-    capabilities: RIU,
-    confirmations: RIU,
-    retries: RU,
+    decision_inbox: RIUD,
+    intents: RID,
+    capabilities: RIUD,
+    confirmations: RIUD,
+    retries: RUD,
+    effects: RD,
+    retention_horizon: RU,
     consent_grants: R,
     egress_policies: R,
     revoked_sessions: R,

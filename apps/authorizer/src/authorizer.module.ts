@@ -23,6 +23,7 @@ import { DecisionsConsumer } from './receive-decisions/decisions.consumer';
 import { ReceiveDecisionsService } from './receive-decisions/receive-decisions.service';
 import { SubmitRetriesService } from './submit-retries/submit-retries.service';
 import { VerifyIdentityService } from './verify-identity/verify-identity.service';
+import { ADMIN_CONTROLLERS, ADMIN_PROVIDERS } from './admin-guard/admin-api';
 
 @Module({})
 export class AuthorizerModule {
@@ -36,7 +37,7 @@ export class AuthorizerModule {
     return {
       module: AuthorizerModule,
       imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot(config), LifecycleModule],
-      controllers: [DecisionsConsumer, ConfirmationsController],
+      controllers: [DecisionsConsumer, ConfirmationsController, ...ADMIN_CONTROLLERS],
       providers: [
         { provide: AUTHORIZER_CONFIG, useValue: config },
         { provide: AuthorizerFaultPoints, useValue: hasFaults(config.faults) ? new ConfiguredAuthorizerFaults(config.faults) : NO_AUTHORIZER_FAULTS },
@@ -56,6 +57,7 @@ export class AuthorizerModule {
         ListConfirmationsService,
         ApproverGuard,
         ResumeConfirmationsService,
+        ...ADMIN_PROVIDERS,
       ],
     };
   }

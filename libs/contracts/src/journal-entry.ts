@@ -125,9 +125,7 @@ function enforceKindTable<T extends KindFields>(e: T, ctx: z.RefinementCtx<T>): 
   const decided = e.kind === 'confirmation_approved' || e.kind === 'confirmation_denied';
   if (decided && e.approver === undefined) fail('approver', `${e.kind} requires the approver`);
   if (!decided && e.approver !== undefined) fail('approver', 'only an approver\'s verdict names an approver');
-  const operated = e.kind === 'operator_action';
-  if (operated && (e.operator === undefined || e.action === undefined)) fail('operator', 'operator_action requires the operator and the action');
-  if (!operated && (e.operator !== undefined || e.action !== undefined)) fail('operator', 'only an operator_action names an operator and an action');
+  enforceOperatorAction(e, fail);
   switch (e.kind) {
     case 'tool_result':
       if (e.success) {
@@ -167,19 +165,27 @@ function enforceKindTable<T extends KindFields>(e: T, ctx: z.RefinementCtx<T>): 
       expectReason('confirmation_denied');
       if (e.output !== undefined) fail('output', 'a denial carries no output');
       return;
-    // An annotation: never final. A resolution of an unknown effect carries the outcome the
-    // operator established (effect_completed, a success; or effect_not_started); any other act
-    // is effect_not_started (nothing ran because of it).
-    case 'operator_action': {
-      const resolution = e.action?.name === 'resolve_unknown_effect';
-      const allowed: EffectBoundary[] = resolution ? ['effect_completed', 'effect_not_started'] : ['effect_not_started'];
-      if (!allowed.includes(e.effectBoundary)) fail('effectBoundary', `operator_action ${e.action?.name ?? ''} requires effectBoundary ${allowed.join(' or ')}`);
-      if (e.success !== (e.effectBoundary === 'effect_completed')) fail('success', 'an operator_action is a success exactly when it resolves an effect as completed');
-      if (e.reasonCode !== undefined || e.error !== undefined) fail('reasonCode', 'an operator_action carries no reasonCode or error');
-      if (e.output !== undefined) fail('output', 'an operator_action carries no output');
-      return;
-    }
   }
+}
+
+/**
+ * An operator's act (ADR 0036) is an annotation, never final, and only it names an operator and
+ * an action. A resolution of an unknown effect carries the outcome the operator established
+ * (effect_completed, a success; or effect_not_started); any other act is effect_not_started
+ * (nothing ran because of it).
+ */
+function enforceOperatorAction(e: KindFields, fail: (path: keyof KindFields, message: string) => void): void {
+  if (e.kind !== 'operator_action') {
+    if (e.operator !== undefined || e.action !== undefined) fail('operator', 'only an operator_action names an operator and an action');
+    return;
+  }
+  if (e.operator === undefined || e.action === undefined) fail('operator', 'operator_action requires the operator and the action');
+  const resolution = e.action?.name === 'resolve_unknown_effect';
+  const allowed: EffectBoundary[] = resolution ? ['effect_completed', 'effect_not_started'] : ['effect_not_started'];
+  if (!allowed.includes(e.effectBoundary)) fail('effectBoundary', `operator_action ${e.action?.name ?? ''} requires effectBoundary ${allowed.join(' or ')}`);
+  if (e.success !== (e.effectBoundary === 'effect_completed')) fail('success', 'an operator_action is a success exactly when it resolves an effect as completed');
+  if (e.reasonCode !== undefined || e.error !== undefined) fail('reasonCode', 'an operator_action carries no reasonCode or error');
+  if (e.output !== undefined) fail('output', 'an operator_action carries no output');
 }
 
 export const JournalEntryDraftSchema = z.strictObject(draftShape).superRefine(enforceKindTable);

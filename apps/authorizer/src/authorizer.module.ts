@@ -24,6 +24,7 @@ import { ReceiveDecisionsService } from './receive-decisions/receive-decisions.s
 import { PruneRecordsService } from './prune-records/prune-records.service';
 import { SubmitRetriesService } from './submit-retries/submit-retries.service';
 import { VerifyIdentityService } from './verify-identity/verify-identity.service';
+import { ADMIN_CONTROLLERS, ADMIN_PROVIDERS } from './admin-guard/admin-api';
 
 @Module({})
 export class AuthorizerModule {
@@ -37,7 +38,7 @@ export class AuthorizerModule {
     return {
       module: AuthorizerModule,
       imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot(config), LifecycleModule],
-      controllers: [DecisionsConsumer, ConfirmationsController],
+      controllers: [DecisionsConsumer, ConfirmationsController, ...ADMIN_CONTROLLERS],
       providers: [
         { provide: AUTHORIZER_CONFIG, useValue: config },
         { provide: AuthorizerFaultPoints, useValue: hasFaults(config.faults) ? new ConfiguredAuthorizerFaults(config.faults) : NO_AUTHORIZER_FAULTS },
@@ -58,6 +59,7 @@ export class AuthorizerModule {
         ApproverGuard,
         ResumeConfirmationsService,
         PruneRecordsService,
+        ...ADMIN_PROVIDERS,
       ],
     };
   }

@@ -87,7 +87,7 @@ describe('authorizer configuration', () => {
         alg: 'ES256',
         jwksUri: 'https://idp.example/.well-known/jwks.json',
         jwksCache: { maxAgeMs: 60_000 },
-        audience: { decisions: 'arvis-decisions', approvals: ['arvis-approvals'] },
+        audience: { decisions: 'arvis-decisions', approvals: ['arvis-approvals'], admin: 'arvis-admin' },
         tokenTypes: ['at+jwt'],
         maxTokenAgeS: 3600,
         tenants: ['acme'],
@@ -96,7 +96,7 @@ describe('authorizer configuration', () => {
     });
     expect(config.identity.issuers[0]).toMatchObject({
       jwksCache: { maxAgeMs: 60_000, cooldownMs: 30_000, timeoutMs: 5_000 },
-      audience: { decisions: ['arvis-decisions'], approvals: ['arvis-approvals'] },
+      audience: { decisions: ['arvis-decisions'], approvals: ['arvis-approvals'], admin: ['arvis-admin'] },
       tenants: ['acme'],
       claims: { subject: 'sub', tenant: 'tenant', roles: ['realm_access', 'roles'], service: 'azp' },
     });

@@ -5,6 +5,7 @@ import { columns, compact } from '../output';
 import { checkRow, JOURNAL_ROW_COLUMNS, type JournalRow, type StoredEntry } from '../verify-journal/journal-row';
 import { readPrunedThrough } from '../verify-journal/retention-horizon';
 import { checkConfirmationOrder } from './confirmation-order';
+import { checkResolutionOrder } from './resolution-order';
 import { checkToolResult, type CapabilityRow, type IntentRow } from './replay-checks';
 
 export interface ReplayedResult {
@@ -82,7 +83,7 @@ export class ReplayRunService {
         }
         if (FINAL_JOURNAL_KINDS.has(entry.kind as JournalKind)) results.push(resultOf(row, entry));
       }
-      mismatches.push(...checkConfirmationOrder(hashed));
+      mismatches.push(...checkConfirmationOrder(hashed), ...checkResolutionOrder(hashed));
       return { runId, known: true, matches: mismatches.length === 0, entriesReplayed: rows.length, results, mismatches, pruned };
     } catch (e) {
       await client.query('ROLLBACK').catch(() => undefined);

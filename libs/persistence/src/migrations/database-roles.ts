@@ -23,9 +23,9 @@ const RUD: Privilege[] = ['SELECT', 'UPDATE', 'DELETE'];
 
 /** Tables the project's migrations create; the CLI reads every one of them, nothing else. */
 export const PROJECT_TABLES = [
-  'capabilities', 'confirmations', 'consent_grants', 'decision_inbox', 'effects', 'egress_policies', 'intents',
+  'capabilities', 'confirmations', 'consent_grants', 'dead_letter_dispositions', 'decision_inbox', 'effects', 'egress_policies', 'intents',
   'journal', 'journal_checkpoints', 'journal_head', 'outbox', 'retries', 'revoked_sessions', 'runs',
-  'retention_horizon', 'store_identity', 'tool_body_starts',
+  'retention_horizon', 'store_identity', 'store_rebinds', 'tool_body_starts',
 ] as const;
 
 // What both services do besides their own work: append to the journal (its head row is locked
@@ -46,8 +46,9 @@ const JOURNALING: Record<string, Privilege[]> = {
  * `journal` gets no UPDATE or DELETE anywhere: besides its triggers, no role but the owner can.
  */
 export const PROJECT_GRANTS: Record<Component, Record<string, Privilege[]>> = {
-  // DELETE and the effects and retention_horizon rows: the retention pruner runs in the authorizer
-  // (ADR 0041); it deletes only finished decisions' rows past their windows.
+  // DELETE and the retention_horizon row: the retention pruner runs in the authorizer (ADR 0041);
+  // it deletes only finished decisions' rows past their windows. The admin API (ADR 0036) writes
+  // sessions, consents, egress, resolutions of unknown effects, dead-letter dispositions, rebinds.
   authorizer: {
     ...JOURNALING,
     decision_inbox: RIUD,
@@ -55,11 +56,13 @@ export const PROJECT_GRANTS: Record<Component, Record<string, Privilege[]>> = {
     capabilities: RIUD,
     confirmations: RIUD,
     retries: RUD,
-    effects: RD,
+    effects: RUD,
     retention_horizon: RU,
-    consent_grants: R,
-    egress_policies: R,
-    revoked_sessions: R,
+    consent_grants: RID,
+    egress_policies: RID,
+    revoked_sessions: RI,
+    dead_letter_dispositions: RI,
+    store_rebinds: RI,
   },
   dispatcher: {
     ...JOURNALING,
@@ -70,6 +73,7 @@ export const PROJECT_GRANTS: Record<Component, Record<string, Privilege[]>> = {
     confirmations: RU,
     retries: RIU,
     runs: RIU,
+    store_rebinds: R,
   },
   // The relay on its own (apps/relay): publishes outbox rows and signs checkpoints.
   relay: { journal: R, journal_head: R, journal_checkpoints: RI, outbox: RIUD, store_identity: R },

@@ -76,7 +76,7 @@ export const PROJECT_GRANTS: Record<Component, Record<string, Privilege[]>> = {
     store_rebinds: R,
   },
   // The relay on its own (apps/relay): publishes outbox rows and signs checkpoints.
-  relay: { journal: R, journal_head: R, journal_checkpoints: RI, outbox: RIUD, store_identity: R },
+  relay: { journal: R, journal_head: R, journal_checkpoints: RI, outbox: RIUD, store_identity: R, store_rebinds: R },
   // Read-only: every project table, no tool table.
   cli: Object.fromEntries(PROJECT_TABLES.map((t) => [t, R])),
 };

@@ -58,12 +58,14 @@ describe('approval by the same person through a second issuer', () => {
       secondIssuerSamePerson: await decide(id, await sign(second.privateKey, SECOND, 'a.smith', { ...approver, email: 'alice@acme.example' })),
       secondIssuerNoPersonKey: await decide(id, await sign(second.privateKey, SECOND, 'a.smith', approver)),
       issuerWithoutMapping: await decide(id, await sign(second.privateKey, 'https://no-person.test', 'bob', { ...approver, email: 'bob@acme.example' })),
+      sameIssuerSecondAccount: await decide(id, await sign(localKey, stack.env.issuer.issuer, 'alice-admin', { ...approver, email: 'alice@acme.example' })),
     };
     expect(refusals).toEqual({
       sameIssuerSameSubject: [403, 'own_request'],
       secondIssuerSamePerson: [403, 'own_request'],
       secondIssuerNoPersonKey: [403, 'own_request'],
       issuerWithoutMapping: [403, 'own_request'],
+      sameIssuerSecondAccount: [403, 'own_request'],
     });
     // No effect: still pending, no verdict journaled.
     expect(await h.query('SELECT status, decided_by FROM confirmations WHERE confirmation_id = $1', [id])).toEqual([{ status: 'pending', decided_by: null }]);

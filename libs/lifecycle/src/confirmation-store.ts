@@ -106,7 +106,8 @@ export class ConfirmationStore {
    * "Not the requester" (ADR 0035): principals are (issuer, subject), so the same issuer and
    * subject is the requester. An approver of another issuer is accepted only when both issuers
    * map a person key and the keys differ: a second issuer cannot be told from the same person
-   * otherwise. Rows parked before the issuer was kept compare the subject alone, as before.
+   * otherwise. The same person key is the requester whatever the issuers. Rows parked before the
+   * issuer was kept compare the subject alone, as before.
    */
   approve(confirmationId: string, approver: Approver, grantTtlMs: number, tx: Sql = this.prisma): Promise<DecidedConfirmation | null> {
     return this.decide(tx, confirmationId, approver, 'approved', grantTtlMs);
@@ -128,6 +129,7 @@ export class ConfirmationStore {
           AND NOT (principal = ${approver.principal} AND (issuer IS NULL OR issuer = ${approver.issuer}))
           AND (issuer IS NULL OR issuer = ${approver.issuer}
                OR (requester_person IS NOT NULL AND ${approver.person ?? null}::text IS NOT NULL AND requester_person <> ${approver.person ?? null}::text))
+          AND (requester_person IS NULL OR ${approver.person ?? null}::text IS NULL OR requester_person <> ${approver.person ?? null}::text)
         RETURNING confirmation_id, decision_id, tenant, principal, tool)
       SELECT m.confirmation_id AS "confirmationId", m.decision_id AS "decisionId", di.run_id AS "runId", di.causal_id AS "causalId",
              m.tenant, m.principal, m.tool

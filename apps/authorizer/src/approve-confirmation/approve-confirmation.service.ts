@@ -37,6 +37,7 @@ export class ApproveConfirmationService {
     if (!row) return 'not_found';
     if (row.tenant !== approver.tenant) return 'other_tenant';
     if (row.principal === approver.principal && (row.issuer === null || row.issuer === approver.issuer)) return 'own_request';
+    if (row.requesterPerson !== null && row.requesterPerson === approver.person) return 'own_request';
     // Another issuer: accepted only when both map a person key and the keys differ (ADR 0035).
     if (row.issuer !== null && row.issuer !== approver.issuer) {
       if (row.requesterPerson === null || approver.person === null) return 'own_request_unprovable';

@@ -18,7 +18,7 @@ export const DlqRecordSchema = z.strictObject({
   /**
    * SHA-256 (hex) of the decision's identity token, when the dead-lettered message carried one:
    * the raw copy has `sha256:<this>` where the token was (a bearer token is never copied).
-   * Optional since contracts v3.
+   * Optional; added after contracts v3 (ADR 0035).
    */
   identitySha256: Sha256Hex.optional(),
   detail: z.string(),

@@ -11,7 +11,7 @@ describe('an issuer policy judging a verified token', () => {
   it('maps today\'s token shape with the defaults and no other rule', () => {
     expect(judge({}, { sub: 'alice', tenant: 'acme', azp: 'agent-1', roles: 'approver' }, undefined)).toEqual({
       ok: true,
-      claims: { principal: 'alice', tenant: 'acme', serviceId: 'agent-1', roles: [] },
+      claims: { principal: 'alice', tenant: 'acme', serviceId: 'agent-1', roles: [], person: null },
     });
     expect(judge({})).toMatchObject({ ok: true, claims: { roles: ['approver'] } });
   });
@@ -76,5 +76,12 @@ describe('an issuer policy judging a verified token', () => {
     const claims = { subject: 'oid', tenant: 'tid', roles: 'roles', service: 'azp' };
     expect(judge({ claims, tenants: ['tid-1'] }, entra)).toMatchObject({ ok: true, claims: { principal: 'o-1', tenant: 'tid-1' } });
     expect(judge({ claims, tenants: ['tid-2'] }, entra)).toMatchObject({ ok: false, rule: 'tenant_not_allowed' });
+  });
+
+  it('maps the cross-issuer person key only where the issuer says which claim holds it', () => {
+    const token = { ...payload, email: 'alice@acme.example' };
+    expect(judge({}, token)).toMatchObject({ ok: true, claims: { person: null } });
+    expect(judge({ claims: { ...defaults.claims, person: 'email' } }, token)).toMatchObject({ ok: true, claims: { person: 'alice@acme.example' } });
+    expect(judge({ claims: { ...defaults.claims, person: 'email' } })).toMatchObject({ ok: true, claims: { person: null } });
   });
 });

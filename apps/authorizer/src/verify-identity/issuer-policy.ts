@@ -23,6 +23,8 @@ export interface MappedClaims {
   tenant: string;
   serviceId: string;
   roles: string[];
+  /** The cross-issuer person key, when the issuer maps `claims.person` and the token carries it. */
+  person: string | null;
 }
 
 export type PolicyResult = { ok: true; claims: MappedClaims } | { ok: false; rule: IssuerRule; detail: string };
@@ -98,5 +100,6 @@ export function evaluateIssuerPolicy(
   const roles = claimAt(payload, map.roles);
   // As before: only an array counts, its non-strings dropped (a lone string grants nothing).
   const roleList = Array.isArray(roles) ? roles.filter((r): r is string => typeof r === 'string') : [];
-  return { ok: true, claims: { principal, tenant, serviceId, roles: roleList } };
+  const person = map.person ? str(claimAt(payload, map.person)) : null;
+  return { ok: true, claims: { principal, tenant, serviceId, roles: roleList, person } };
 }

@@ -29,7 +29,8 @@ export const consoleHtml = (devSignIn: boolean) => `<!doctype html>
   <p id="empty">Nothing is waiting for you.</p>
   <ol id="confirmations"></ol>
 </section>
-<section id="results" hidden><h2>Your verdicts</h2><ol id="verdicts"></ol></section>
+<section id="results" hidden><h2>Your verdicts</h2><ol id="verdicts"></ol>
+  <h3>How they ended (from the journal)</h3><ol id="outcomes"></ol></section>
 </main>
 </body>
 </html>
@@ -105,6 +106,15 @@ export const CONSOLE_JS = `'use strict';
     events.addEventListener('open', function () { $('live').textContent = '(live)'; });
     events.addEventListener('error', function () { $('live').textContent = '(reconnecting)'; });
     events.addEventListener('confirmations', function (e) { render(JSON.parse(e.data)); });
+    events.addEventListener('outcomes', function (e) {
+      var ol = $('outcomes');
+      ol.replaceChildren();
+      JSON.parse(e.data).forEach(function (o) {
+        var li = el('li', o.tool + ' ' + o.confirmationId + ' (' + o.verdict + '): ' + o.kind + ', ' + o.effectBoundary + (o.reasonCode ? ', ' + o.reasonCode : ''));
+        li.dataset.decisionId = o.decisionId;
+        ol.appendChild(li);
+      });
+    });
     events.addEventListener('signed-out', function () { signedOut(); });
   }
 

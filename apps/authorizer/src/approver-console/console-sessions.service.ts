@@ -26,6 +26,7 @@ export interface ActiveSession {
   sessionIdHash: string;
   approver: VerifiedIdentity;
   csrfToken: string;
+  createdAt: Date;
   expiresAt: Date;
 }
 
@@ -73,15 +74,15 @@ export class ConsoleSessionsService {
 
   /** The live session for this cookie value, or null (unknown, ended, signed out, IdP session revoked). */
   async find(sessionId: string): Promise<ActiveSession | null> {
-    const rows = await this.prisma.$queryRaw<{ identity: VerifiedIdentity & { expiresAt: string }; expires_at: Date }[]>`
-      SELECT s.identity, s.expires_at FROM console_sessions s
+    const rows = await this.prisma.$queryRaw<{ identity: VerifiedIdentity & { expiresAt: string }; created_at: Date; expires_at: Date }[]>`
+      SELECT s.identity, s.created_at, s.expires_at FROM console_sessions s
       WHERE s.session_id_hash = ${sha256Hex(sessionId)} AND s.revoked_at IS NULL AND s.expires_at > now()
         AND NOT EXISTS (SELECT 1 FROM revoked_sessions r
                         WHERE r.session_id_hash = encode(sha256(convert_to(s.identity->>'sessionId', 'UTF8')), 'hex') AND r.revoked_at <= now())`;
     if (rows.length !== 1) return null;
-    const { identity, expires_at } = rows[0];
+    const { identity, created_at, expires_at } = rows[0];
     const approver = { ...identity, expiresAt: new Date(identity.expiresAt) };
-    return { sessionIdHash: sha256Hex(sessionId), approver, csrfToken: csrfTokenOf(sessionId), expiresAt: expires_at };
+    return { sessionIdHash: sha256Hex(sessionId), approver, csrfToken: csrfTokenOf(sessionId), createdAt: created_at, expiresAt: expires_at };
   }
 
   async signOut(session: ActiveSession): Promise<void> {

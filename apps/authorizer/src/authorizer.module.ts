@@ -70,7 +70,7 @@ export class AuthorizerModule {
 }
 
 /**
- * Per client address, for the HTTP API's controllers (they name ThrottlerGuard): `api` for every
+ * Per client address, for the HTTP API's controllers (they name RateLimitGuard): `api` for every
  * request, `signIn` for console sign-ins only (ADR 0038).
  */
 function rateLimits(config: AuthorizerConfig) {

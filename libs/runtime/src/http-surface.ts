@@ -42,4 +42,5 @@ export const securityHeaders = () =>
       },
     },
     referrerPolicy: { policy: 'no-referrer' },
+    xFrameOptions: { action: 'deny' },
   });

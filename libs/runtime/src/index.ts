@@ -7,3 +7,4 @@ export { PeriodicTask } from './periodic-task';
 export { RuntimeModule } from './runtime.module';
 export { ApiError, PublicErrorFilter, publicErrorBody, errorCodeOf, type PublicErrorBody } from './http-errors';
 export { isManagementPath } from './http-surface';
+export { RateLimitGuard } from './rate-limit.guard';

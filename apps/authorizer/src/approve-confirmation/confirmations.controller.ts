@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
-import { ApiError } from '@arvis/runtime';
+import { SkipThrottle } from '@nestjs/throttler';
+import { ApiError, RateLimitGuard } from '@arvis/runtime';
 import { ListConfirmationsService } from '../list-confirmations/list-confirmations.service';
 import { parsePageQuery } from '../list-confirmations/pending-confirmation';
 import type { VerifiedIdentity } from '@arvis/effect-context';
@@ -19,7 +19,7 @@ export const STATUS: Record<Exclude<DecideOutcome, 'ok'>, [HttpStatus, string]> 
  * deny one. Rate-limited per client address before the token is looked at (ADR 0038).
  */
 @Controller('confirmations')
-@UseGuards(ThrottlerGuard, ApproverGuard)
+@UseGuards(RateLimitGuard, ApproverGuard)
 @SkipThrottle({ signIn: true })
 export class ConfirmationsController {
   constructor(

@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, HttpStatus, Inject, Param, Post, Req, Res, Sse, UseGuards } from '@nestjs/common';
-import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
+import { SkipThrottle } from '@nestjs/throttler';
 import type { Observable } from 'rxjs';
 import { z } from 'zod';
-import { ApiError } from '@arvis/runtime';
+import { ApiError, RateLimitGuard } from '@arvis/runtime';
 import { ApproveConfirmationService } from '../approve-confirmation/approve-confirmation.service';
 import { decideOrThrow } from '../approve-confirmation/confirmations.controller';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
@@ -28,7 +28,7 @@ const viewOf = (s: SignedIn): ConsoleSessionView => ({ principal: s.principal, t
  * Rate-limited per client address; sign-ins (each verifies a token) more tightly (ADR 0038).
  */
 @Controller('console')
-@UseGuards(ThrottlerGuard)
+@UseGuards(RateLimitGuard)
 @SkipThrottle({ signIn: true })
 export class ConsoleController {
   constructor(

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -122,5 +123,15 @@ describe('the approver console in a browser', () => {
     await page.waitForSelector('#sign-in:not([hidden])');
     expect((await approve({ 'x-csrf-token': csrfToken })).status).toBe(401);
     expect((await h.query<{ status: string }>('SELECT status FROM confirmations WHERE confirmation_id = $1', [id]))[0].status).toBe('pending');
+  });
+
+  it("ends a console session as soon as its token's IdP session is revoked", async () => {
+    const token = await h.token({ principal: 'carol', tenant: 'acme', roles: ['approver'], sessionId: 'console-revoked' });
+    const signedIn = await fetch(`${base()}/console/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0];
+    const whoAmI = async () => (await fetch(`${base()}/console/session`, { headers: { cookie } })).status;
+    expect([signedIn.status, await whoAmI()]).toEqual([200, 200]);
+    await h.query('INSERT INTO revoked_sessions (session_id_hash) VALUES ($1)', [createHash('sha256').update('console-revoked').digest('hex')]);
+    expect(await whoAmI()).toBe(401);
   });
 });

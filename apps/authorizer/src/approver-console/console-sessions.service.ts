@@ -56,14 +56,16 @@ export class ConsoleSessionsService {
     const approver = await this.approvers.authenticate(token);
     const sessionId = newSecret();
     const csrfToken = csrfTokenOf(sessionId);
+    // The IdP's session id is kept hashed, as revoked_sessions and the effect context keep it.
+    const idpSessionHash = approver.sessionId === null ? null : sha256Hex(approver.sessionId);
     // Ended sessions go first: one statement, bounded, so sign-ins keep the table small.
     await this.prisma.$executeRaw`
       DELETE FROM console_sessions WHERE session_id_hash IN (
         SELECT session_id_hash FROM console_sessions WHERE expires_at < now() - interval '1 hour' ORDER BY expires_at LIMIT 100)`;
     const rows = await this.prisma.$queryRaw<{ expires_at: Date }[]>`
-      INSERT INTO console_sessions (session_id_hash, tenant, principal, issuer, identity, expires_at)
+      INSERT INTO console_sessions (session_id_hash, tenant, principal, issuer, identity, idp_session_hash, expires_at)
       SELECT ${sha256Hex(sessionId)}, ${approver.tenant}, ${approver.principal}, ${approver.issuer},
-             ${JSON.stringify(approver)}::jsonb, e.at
+             ${JSON.stringify({ ...approver, sessionId: null })}::jsonb, ${idpSessionHash}, e.at
       FROM (SELECT LEAST(now() + ${this.config.console.sessionTtlMs} * interval '1 millisecond', ${approver.expiresAt}::timestamptz) AS at) e
       WHERE e.at > now()
       RETURNING expires_at`;
@@ -77,8 +79,7 @@ export class ConsoleSessionsService {
     const rows = await this.prisma.$queryRaw<{ identity: VerifiedIdentity & { expiresAt: string }; created_at: Date; expires_at: Date }[]>`
       SELECT s.identity, s.created_at, s.expires_at FROM console_sessions s
       WHERE s.session_id_hash = ${sha256Hex(sessionId)} AND s.revoked_at IS NULL AND s.expires_at > now()
-        AND NOT EXISTS (SELECT 1 FROM revoked_sessions r
-                        WHERE r.session_id_hash = encode(sha256(convert_to(s.identity->>'sessionId', 'UTF8')), 'hex') AND r.revoked_at <= now())`;
+        AND NOT EXISTS (SELECT 1 FROM revoked_sessions r WHERE r.session_id_hash = s.idp_session_hash AND r.revoked_at <= now())`;
     if (rows.length !== 1) return null;
     const { identity, created_at, expires_at } = rows[0];
     const approver = { ...identity, expiresAt: new Date(identity.expiresAt) };

@@ -31,6 +31,8 @@ export const commonEnvShape = {
   KAFKA_HEARTBEAT_INTERVAL_MS: envInt(3000, 100),
   KAFKA_PARTITIONS_CONCURRENCY: envInt(3, 1, 64),
   KAFKA_MAX_BATCH_BYTES: envInt(1048576, 1024),
+  /** kafkajs's retries per connection attempt of the consumer; start-up itself retries without end. */
+  KAFKA_CONNECT_RETRIES: envInt(10, 0, 100),
   /** Prefix for every topic name; fault specs use their own. */
   ARVIS_TOPIC_PREFIX: z.preprocess((v) => (v === undefined ? '' : v), z.string().regex(/^[A-Za-z0-9._-]*$/)),
   RELAY_ENABLED: envBool(true),
@@ -95,6 +97,7 @@ export interface KafkaSettings {
   partitionsConsumedConcurrently: number;
   maxBatchBytes: number;
   maxHandlerAttempts: number;
+  connectRetries: number;
 }
 
 export interface DatabaseSettings {
@@ -193,6 +196,7 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
       partitionsConsumedConcurrently: env.KAFKA_PARTITIONS_CONCURRENCY,
       maxBatchBytes: env.KAFKA_MAX_BATCH_BYTES,
       maxHandlerAttempts: env.CONSUMER_MAX_HANDLER_ATTEMPTS,
+      connectRetries: env.KAFKA_CONNECT_RETRIES,
     } satisfies KafkaSettings,
     relay: {
       enabled: env.RELAY_ENABLED,

@@ -21,12 +21,12 @@ export interface InboundMessage {
   timestamp: string;
 }
 
-export function createKafka(settings: Pick<KafkaSettings, 'brokers' | 'clientId'>): Kafka {
+export function createKafka(settings: Pick<KafkaSettings, 'brokers' | 'clientId'> & Partial<Pick<KafkaSettings, 'connectRetries'>>): Kafka {
   return new Kafka({
     clientId: settings.clientId,
     brokers: settings.brokers,
     logLevel: logLevel.WARN,
-    retry: { initialRetryTime: 200, retries: 8, maxRetryTime: 5000 },
+    retry: { initialRetryTime: 200, retries: settings.connectRetries ?? 8, maxRetryTime: 5000 },
     connectionTimeout: 3000,
   });
 }

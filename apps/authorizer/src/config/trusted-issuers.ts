@@ -51,8 +51,8 @@ const TrustedIssuerShape = z.strictObject({
     })
     .optional(),
   secret: z.string().min(32).optional(),
-  /** The `aud` a decision's token, and separately an approver's bearer token, must carry (one of). */
-  audience: z.strictObject({ decisions: Audiences.optional(), approvals: Audiences.optional() }).optional(),
+  /** The `aud` a decision's token, and separately an approver's and an operator's (admin) bearer token, must carry (one of). */
+  audience: z.strictObject({ decisions: Audiences.optional(), approvals: Audiences.optional(), admin: Audiences.optional() }).optional(),
   /** Accepted `typ` header values (compared case-insensitively, `application/` prefix ignored). */
   tokenTypes: z.array(z.string().min(1)).min(1).optional(),
   /** The oldest token accepted, in seconds since its `iat`; a token without `iat` is refused. */

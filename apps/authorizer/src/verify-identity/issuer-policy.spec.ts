@@ -27,6 +27,19 @@ describe('an issuer policy judging a verified token', () => {
     expect(judge({ audience: { approvals: ['arvis-approvals'] } }, { ...payload, aud: 'anything' })).toMatchObject({ ok: true });
   });
 
+  it('requires an admin token to carry the issuer\'s admin audience, and refuses every admin token of an issuer with audiences but none for admin', () => {
+    const audience = { decisions: ['arvis-decisions'], approvals: ['arvis-approvals'], admin: ['arvis-admin'] };
+    expect(judge({ audience }, { ...payload, aud: 'arvis-admin' }, 'JWT', 'admin')).toMatchObject({ ok: true });
+    expect(judge({ audience }, { ...payload, aud: 'arvis-approvals' }, 'JWT', 'admin')).toMatchObject({ ok: false, rule: 'audience_mismatch' });
+    expect(judge({ audience }, { ...payload, aud: 'arvis-admin' }, 'JWT', 'approval')).toMatchObject({ ok: false, rule: 'audience_mismatch' });
+    const noAdmin = { decisions: ['arvis-decisions'], approvals: ['arvis-approvals'] };
+    for (const aud of ['arvis-decisions', 'arvis-approvals', 'arvis-admin']) {
+      expect(judge({ audience: noAdmin }, { ...payload, aud }, 'JWT', 'admin')).toMatchObject({ ok: false, rule: 'audience_mismatch' });
+    }
+    // An issuer without any audience rule checks none, for admin tokens too.
+    expect(judge({}, payload, 'JWT', 'admin')).toMatchObject({ ok: true });
+  });
+
   it('accepts only the listed typ values, as media types', () => {
     const tokenTypes = ['at+jwt'];
     expect(judge({ tokenTypes }, payload, 'application/AT+JWT')).toMatchObject({ ok: true });

@@ -48,5 +48,6 @@ COPY --from=build /app/dist ./dist
 COPY prisma/migrations ./prisma/migrations
 COPY package.json ./
 USER node
-EXPOSE 3001 3002
+# 3001: the authorizer's approver API and console; 3101 and 3002: management (health, metrics).
+EXPOSE 3001 3101 3002
 CMD ["sh", "-c", "echo 'usage: docker run IMAGE node dist/apps/authorizer/src/main.js | node dist/apps/dispatcher/src/main.js | node dist/scripts/migrate.js | node dist/scripts/create-topics.js | node dist/scripts/demo-producer.js' >&2; exit 2"]

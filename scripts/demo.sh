@@ -38,7 +38,8 @@ mkdir -p "$LOGS"
 step "starting authorizer and dispatcher (logs in $LOGS)"
 node dist/apps/authorizer/src/main.js >"$LOGS/authorizer.log" 2>&1 & PIDS+=($!)
 node dist/apps/dispatcher/src/main.js >"$LOGS/dispatcher.log" 2>&1 & PIDS+=($!)
-wait_ready "$LOGS" 3001 3002
+# Management ports (health): the authorizer's is 3101 (its approver API and console are on 3001).
+wait_ready "$LOGS" 3101 3002
 
 step "running the demo producer"
 node dist/scripts/demo-producer.js

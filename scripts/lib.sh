@@ -105,7 +105,7 @@ local_env() {
 }
 
 # Waits until the services started into the global PIDS array answer /health/ready on the given
-# ports (30 s each); stops early, with their logs, if one of them exits. Usage: wait_ready LOGDIR PORT...
+# management ports (30 s each); stops early, with their logs, if one of them exits. Usage: wait_ready LOGDIR PORT...
 wait_ready() {
   local logs=$1 port i pid
   shift

@@ -33,7 +33,7 @@ describe('the authorizer judges time by the database clock', () => {
 
   const databaseNow = async () => (await h.query<{ now: Date }>('SELECT now() AS now'))[0].now;
   const api = async (path: string, token: string) =>
-    (await fetch(`http://127.0.0.1:${authorizer.port}${path}`, { headers: { authorization: `Bearer ${token}` } })).status;
+    (await fetch(`http://127.0.0.1:${authorizer.apiPort}${path}`, { headers: { authorization: `Bearer ${token}` } })).status;
 
   it('refuses a token expired by database time (valid by the app clock), and stamps the refusal with database time', async () => {
     // Expired ten minutes ago; by the authorizer's clock it has fifty minutes left.

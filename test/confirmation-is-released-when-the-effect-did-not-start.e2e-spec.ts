@@ -41,7 +41,7 @@ describe('a reserved confirmation whose effect did not start', () => {
       ))[0];
     await h.waitUntil('the decision to be parked', async () => !!(await confirmation()));
     const approver = await h.token({ principal: 'carol', tenant: 'acme', roles: ['approver'] });
-    const res = await fetch(`http://127.0.0.1:${authorizer.port}/confirmations/${(await confirmation()).confirmation_id}/approve`, {
+    const res = await fetch(`http://127.0.0.1:${authorizer.apiPort}/confirmations/${(await confirmation()).confirmation_id}/approve`, {
       method: 'POST',
       headers: { authorization: `Bearer ${approver}` },
     });

@@ -29,7 +29,7 @@ describe('confirmations', () => {
   });
 
   const api = async (method: 'GET' | 'POST', path: string, token?: string) => {
-    const res = await fetch(`http://127.0.0.1:${authorizer.port}${path}`, {
+    const res = await fetch(`http://127.0.0.1:${authorizer.apiPort}${path}`, {
       method,
       headers: token ? { authorization: `Bearer ${token}` } : {},
     });

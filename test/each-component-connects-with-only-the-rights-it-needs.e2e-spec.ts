@@ -167,7 +167,7 @@ describe('each component connects with only the rights it needs', () => {
     await h.waitUntil('the transfer to be parked', async () => (await h.query('SELECT 1 FROM confirmations WHERE decision_id = $1', [transfer.decisionId])).length === 1);
     const [{ confirmation_id: id }] = await h.query<{ confirmation_id: string }>('SELECT confirmation_id FROM confirmations WHERE decision_id = $1', [transfer.decisionId]);
     const approver = await h.token({ principal: 'carol', tenant: 'acme', roles: ['approver'] });
-    const approved = await fetch(`http://127.0.0.1:${authorizer.port}/confirmations/${id}/approve`, { method: 'POST', headers: { authorization: `Bearer ${approver}` } });
+    const approved = await fetch(`http://127.0.0.1:${authorizer.apiPort}/confirmations/${id}/approve`, { method: 'POST', headers: { authorization: `Bearer ${approver}` } });
     expect(approved.status).toBe(200);
 
     const retryId = async () => (await h.query<{ decision_id: string }>('SELECT decision_id FROM retries WHERE chain_id = $1', [flaky.decisionId]))[0]?.decision_id;

@@ -120,7 +120,7 @@ describe('identity provider rules: a rotating JWKS URL, audiences, token types, 
   it("takes approvers' tokens only for the approvals audience", async () => {
     const api = async (aud: string) =>
       (
-        await fetch(`http://127.0.0.1:${authorizer.port}/confirmations`, {
+        await fetch(`http://127.0.0.1:${authorizer.apiPort}/confirmations`, {
           headers: { authorization: `Bearer ${await token(keyB.privateKey, 'b', { aud, roles: ['approver'] })}` },
         })
       ).status;

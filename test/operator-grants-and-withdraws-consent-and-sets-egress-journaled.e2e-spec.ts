@@ -80,11 +80,11 @@ describe('consent and egress set by an operator', () => {
 
     // The same through the CLI, with the operator's token.
     const viaCli = await cli(stack.env, ['admin', 'withdraw-consent', 'acme', 'bob', 'email', '--note', 'from the CLI'], {
-      ADMIN_URL: `http://127.0.0.1:${stack.apps[0].port}`,
+      ADMIN_URL: `http://127.0.0.1:${stack.apps[0].apiPort}`,
       ADMIN_TOKEN: olga,
     });
     expect([viaCli.code, viaCli.out.status]).toEqual([0, 200]);
-    const again = await cli(stack.env, ['admin', 'withdraw-consent', 'acme', 'bob', 'email'], { ADMIN_URL: `http://127.0.0.1:${stack.apps[0].port}`, ADMIN_TOKEN: olga });
+    const again = await cli(stack.env, ['admin', 'withdraw-consent', 'acme', 'bob', 'email'], { ADMIN_URL: `http://127.0.0.1:${stack.apps[0].apiPort}`, ADMIN_TOKEN: olga });
     expect([again.code, again.out.status, (again.out.body as { error: string }).error]).toEqual([4, 404, 'not_granted']);
     const verify = await cli(stack.env, ['verify']);
     expect([verify.code, verify.out.intact]).toEqual([0, true]);

@@ -39,7 +39,7 @@ describe('a token reused after its session is revoked', () => {
       const notAdmin = await h.token({ principal: 'carol', tenant: 'acme', roles });
       expect(await api('POST', '/admin/sessions/revoke', notAdmin, { sessionId: 'session-reused' })).toEqual({
         status: 403,
-        body: { error: 'forbidden', message: 'the admin role is required' },
+        body: { statusCode: 403, error: 'forbidden', message: 'the admin role is required' },
       });
     }
     expect(await api('POST', '/admin/sessions/revoke', olga, {})).toMatchObject({ status: 400, body: { error: 'bad_request' } });

@@ -50,11 +50,22 @@ async function ready(port: number): Promise<boolean> {
   }
 }
 
+/**
+ * `port` is where health is asked. A build from before the management port (ADR 0038) serves it
+ * on HTTP_PORT; a newer one on MANAGEMENT_PORT, its authorizer's API on HTTP_PORT (kept apart,
+ * then, and asked for health too, so either build is seen ready).
+ */
+const API_PORT_DISTANCE = 100;
+function portEnv(app: string, port: number): Record<string, string> {
+  if (app !== 'authorizer') return { MANAGEMENT_PORT: String(port), HTTP_PORT: String(port) };
+  return { MANAGEMENT_PORT: String(port), HTTP_PORT: String(port + API_PORT_DISTANCE) };
+}
+
 function spawnApp(v: Variant, app: string, port: number, env: Record<string, string>, logDir: string): ChildProcess {
   const main = join(v.root, 'dist', 'apps', app, 'src', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} missing: the build did not run`);
   const log = createWriteStream(join(logDir, `${v.label}-${app}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, [main], { cwd: v.root, env: { ...env, HTTP_PORT: String(port), KAFKA_GROUP_ID: `${env.ARVIS_TOPIC_PREFIX}${app}` }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [main], { cwd: v.root, env: { ...env, ...portEnv(app, port), KAFKA_GROUP_ID: `${env.ARVIS_TOPIC_PREFIX}${app}` }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.pipe(log);
   child.stderr!.pipe(log);
   return child;
@@ -79,7 +90,7 @@ export async function startApps(v: Variant, env: Record<string, string>, basePor
   const stop = async () => void (await Promise.all(apps.map((a) => stopChild(a.child))));
   for (const a of apps) {
     const deadline = Date.now() + 60_000;
-    while (!(await ready(a.port))) {
+    while (!(await ready(a.port)) && !(a.name === 'authorizer' && (await ready(a.port + API_PORT_DISTANCE)))) {
       if (a.child.exitCode !== null || Date.now() > deadline) {
         await stop();
         throw new Error(`${v.label} ${a.name} did not become ready; see ${logDir}`);

@@ -79,7 +79,9 @@ export class Supervisor {
   async start(name: string): Promise<boolean> {
     const spec = this.spec(name);
     const log = createWriteStream(join(this.logDir, `${name}.log`), { flags: 'a' });
-    const child = spawn(process.execPath, [mainOf(spec.app)], { env: { ...spec.env, HTTP_PORT: String(spec.port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // spec.port is the management port (health, metrics); the authorizer's API listens 50 above.
+    const ports = { MANAGEMENT_PORT: String(spec.port), ...(spec.app === 'authorizer' ? { HTTP_PORT: String(spec.port + 50) } : {}) };
+    const child = spawn(process.execPath, [mainOf(spec.app)], { env: { ...spec.env, ...ports }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.pipe(log);
     child.stderr!.pipe(log);
     this.tails.set(child, '');

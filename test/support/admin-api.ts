@@ -12,7 +12,7 @@ export interface ApiAnswer {
 /** Calls the authorizer's admin API (ADR 0036) as an operator would, with a bearer token. */
 export function adminApi(app: RunningApp) {
   return async (method: 'GET' | 'POST', path: string, token?: string, body?: unknown): Promise<ApiAnswer> => {
-    const res = await fetch(`http://127.0.0.1:${app.port}${path}`, {
+    const res = await fetch(`http://127.0.0.1:${app.apiPort}${path}`, {
       method,
       headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),

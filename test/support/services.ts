@@ -15,14 +15,20 @@ export type AppName = keyof typeof DIST_MAIN;
 // Shifts every app port, so that two checkouts can run their suites side by side on one machine.
 const PORT_OFFSET = Number(process.env.ARVIS_TEST_PORT_OFFSET ?? 0);
 
+/** The authorizer's approver API (and console) listens this far above its management port (not a multiple of 1000: checkouts side by side are offset by thousands). */
+export const API_PORT_DISTANCE = 500;
+
 export interface RunningApp {
   name: string;
+  /** The management port: health and metrics (ADR 0038). */
   port: number;
+  /** The authorizer's approver API and console; undefined for the other apps, which have none. */
+  apiPort?: number;
   child: ChildProcess;
   logFile: string;
 }
 
-/** Starts one app as a separate OS process (the compiled build) and waits until it is ready. */
+/** Starts one app as a separate OS process (the compiled build) and waits until it is ready. `port` is its management port. */
 export async function startApp(
   app: AppName,
   name: string,
@@ -32,17 +38,19 @@ export async function startApp(
   waitReady = true,
 ): Promise<RunningApp> {
   port += PORT_OFFSET;
+  const apiPort = app === 'authorizer' ? port + API_PORT_DISTANCE : undefined;
+  const ports = { MANAGEMENT_PORT: String(port), ...(apiPort ? { HTTP_PORT: String(apiPort) } : {}) };
   if (!existsSync(DIST_MAIN[app])) throw new Error(`${DIST_MAIN[app]} missing: run \`npm run build\` first`);
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);
   const log = createWriteStream(logFile, { flags: 'a' });
   const child = spawn(process.execPath, [DIST_MAIN[app]], {
-    env: { PATH: process.env.PATH ?? '', ...env, HTTP_PORT: String(port) },
+    env: { PATH: process.env.PATH ?? '', ...env, ...ports },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.pipe(log);
   child.stderr!.pipe(log);
-  if (!waitReady) return { name, port, child, logFile };
+  if (!waitReady) return { name, port, apiPort, child, logFile };
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
@@ -50,7 +58,7 @@ export async function startApp(
     }
     try {
       const res = await fetch(`http://127.0.0.1:${port}/health/ready`);
-      if (res.ok) return { name, port, child, logFile };
+      if (res.ok) return { name, port, apiPort, child, logFile };
     } catch {
       // not listening yet
     }

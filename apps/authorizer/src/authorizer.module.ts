@@ -1,5 +1,6 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { hasFaults } from '@arvis/config';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { PersistenceModule } from '@arvis/persistence';
 import { RuntimeModule } from '@arvis/runtime';
 import { LifecycleModule } from '@arvis/lifecycle';
@@ -9,6 +10,10 @@ import { ApproveConfirmationService } from './approve-confirmation/approve-confi
 import { ListConfirmationsService } from './list-confirmations/list-confirmations.service';
 import { ApproverGuard } from './approve-confirmation/approver.guard';
 import { ConfirmationsController } from './approve-confirmation/confirmations.controller';
+import { ConsoleController } from './approver-console/console.controller';
+import { ConsoleEventsService } from './approver-console/console-events.service';
+import { ConsoleSessionGuard } from './approver-console/console-session.guard';
+import { ConsoleSessionsService } from './approver-console/console-sessions.service';
 import { ResumeConfirmationsService } from './resume-confirmations/resume-confirmations.service';
 import { AuthorizeDecisionService } from './authorize-decision/authorize-decision.service';
 import { CommitIntentService } from './commit-intent/commit-intent.service';
@@ -37,8 +42,8 @@ export class AuthorizerModule {
     const tools = assembleTools(opts.tools);
     return {
       module: AuthorizerModule,
-      imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot(config), LifecycleModule],
-      controllers: [DecisionsConsumer, ConfirmationsController, ...ADMIN_CONTROLLERS],
+      imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot(config), LifecycleModule, rateLimits(config)],
+      controllers: [DecisionsConsumer, ConfirmationsController, ConsoleController, ...ADMIN_CONTROLLERS],
       providers: [
         { provide: AUTHORIZER_CONFIG, useValue: config },
         { provide: AuthorizerFaultPoints, useValue: hasFaults(config.faults) ? new ConfiguredAuthorizerFaults(config.faults) : NO_AUTHORIZER_FAULTS },
@@ -60,9 +65,26 @@ export class AuthorizerModule {
         ResumeConfirmationsService,
         PruneRecordsService,
         ...ADMIN_PROVIDERS,
+        ConsoleSessionsService,
+        ConsoleSessionGuard,
+        ConsoleEventsService,
       ],
     };
   }
+}
+
+/**
+ * Per client address, for the HTTP API's controllers (they name RateLimitGuard): `api` for every
+ * request, `signIn` for console sign-ins only (ADR 0038).
+ */
+function rateLimits(config: AuthorizerConfig) {
+  const { windowMs, api, signIn } = config.rateLimit;
+  return ThrottlerModule.forRoot({
+    throttlers: [
+      { name: 'api', ttl: windowMs, limit: api },
+      { name: 'signIn', ttl: windowMs, limit: signIn },
+    ],
+  });
 }
 
 /**

@@ -10,7 +10,7 @@ void runService({
   module: (c) => DispatcherModule.forRoot(c, { tools: loadToolPackages(c.toolPackages) }),
   kafka: (c) => c.kafka,
   topics: (c) => ({ intents: c.topics.intents }),
-  httpPort: (c) => c.httpPort,
+  managementPort: (c) => c.managementPort,
   httpHost: (c) => c.httpHost,
   logLevel: (c) => c.logLevel,
   maxSliceSize: (c) => c.sliceSize,

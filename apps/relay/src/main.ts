@@ -8,7 +8,7 @@ void runService({
   module: (c) => RelayModule.forRoot(c),
   kafka: (c) => c.kafka,
   topics: () => ({}),
-  httpPort: (c) => c.httpPort,
+  managementPort: (c) => c.managementPort,
   httpHost: (c) => c.httpHost,
   logLevel: (c) => c.logLevel,
   maxSliceSize: () => 1,

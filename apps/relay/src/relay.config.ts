@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { commonEnvShape, commonSettings, envInt, envString, loadConfig } from '@arvis/config';
+import { commonEnvShape, commonSettings, envOptionalInt, envString, loadConfig, managementPortOf } from '@arvis/config';
 
 const RelayEnv = z.object({
   ...commonEnvShape,
-  HTTP_PORT: envInt(3003, 1, 65535),
+  /** Health and metrics, the relay's only HTTP surface (ADR 0038); HTTP_PORT is its former name. */
+  MANAGEMENT_PORT: envOptionalInt(1, 65535),
+  HTTP_PORT: envOptionalInt(1, 65535),
   KAFKA_CLIENT_ID: envString('arvis-relay'),
 });
 
@@ -11,7 +13,7 @@ export function loadRelayConfig(env?: Record<string, string | undefined>) {
   const e = loadConfig(RelayEnv, env);
   const common = commonSettings(e, e.KAFKA_CLIENT_ID, 'arvis-relay-unused');
   // This process exists to relay; RELAY_ENABLED applies to the relays inside the two apps.
-  return { ...common, relay: { ...common.relay, enabled: true }, service: 'relay' as const, httpPort: e.HTTP_PORT };
+  return { ...common, relay: { ...common.relay, enabled: true }, service: 'relay' as const, managementPort: managementPortOf(e, 3003) };
 }
 
 export type RelayConfig = ReturnType<typeof loadRelayConfig>;

@@ -22,7 +22,7 @@ export const commonEnvShape = {
       .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
       .default('postgresql://postgres@127.0.0.1:5432/arvis'),
   ),
-  /** Address the HTTP surface (health, metrics) binds to; 0.0.0.0 inside a container. */
+  /** Address the HTTP listeners (API and management) bind to; 0.0.0.0 inside a container. */
   HTTP_HOST: envString('127.0.0.1'),
   DATABASE_POOL_SIZE: envInt(4, 1, 64),
   DATABASE_TX_TIMEOUT_MS: envInt(15000, 100),
@@ -67,6 +67,15 @@ export const commonEnvShape = {
   JOURNAL_CHECKPOINT_EVERY_MS: envInt(60000, 100),
   ...tracingEnvShape,
 };
+
+/**
+ * The management port (health, metrics) of a service without an API (dispatcher, relay):
+ * MANAGEMENT_PORT, or HTTP_PORT, its name before the API and management surfaces were split
+ * (ADR 0038), so a deployment that set HTTP_PORT keeps its probes where they were.
+ */
+export function managementPortOf(env: { MANAGEMENT_PORT?: number; HTTP_PORT?: number }, def: number): number {
+  return env.MANAGEMENT_PORT ?? env.HTTP_PORT ?? def;
+}
 
 export function topicsFor(prefix: string): Topics {
   const t = DEFAULT_TOPICS;

@@ -1,9 +1,10 @@
-export { loadConfig, ConfigError, envInt, envString, envBool, envJson } from './load-config';
+export { loadConfig, ConfigError, envInt, envOptionalInt, envString, envBool, envJson } from './load-config';
 export {
   Profile,
   commonEnvShape,
   commonSettings,
   topicsFor,
+  managementPortOf,
   type KafkaSettings,
   type DatabaseSettings,
   type RelaySettings,

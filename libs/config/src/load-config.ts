@@ -29,6 +29,10 @@ const unsetIfEmpty = (v: unknown) => (v === '' ? undefined : v);
 export const envInt = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.preprocess(unsetIfEmpty, z.coerce.number().int().min(min).max(max).default(def));
 
+/** An integer that may be left unset (undefined), for settings whose default depends on others. */
+export const envOptionalInt = (min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(unsetIfEmpty, z.coerce.number().int().min(min).max(max).optional());
+
 export const envString = (def: string) => z.preprocess(unsetIfEmpty, z.string().min(1).default(def));
 
 export const envBool = (def: boolean) =>

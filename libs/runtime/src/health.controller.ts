@@ -1,10 +1,13 @@
-import { Controller, Get, HttpException, HttpStatus, Header } from '@nestjs/common';
+import { Controller, Get, HttpStatus, Header, Logger } from '@nestjs/common';
+import { ApiError } from './http-errors';
 import { collectDefaultMetrics, Gauge } from 'prom-client';
 import { MetricsRegistry } from './metrics-registry';
 import { ServiceRuntime } from './service-runtime';
 
+/** Served on the management port only (ADR 0038). */
 @Controller()
 export class HealthController {
+  private readonly log = new Logger('Health');
   constructor(
     private readonly runtime: ServiceRuntime,
     private readonly registry: MetricsRegistry,
@@ -49,7 +52,9 @@ export class HealthController {
       // Quarantined rows do not make the service unready (the relay goes on); they are shown here.
       return { status: 'ok', service: this.runtime.settings.service, outbox, relay: this.runtime.relay?.stats ?? null };
     } catch (e) {
-      throw new HttpException({ status: 'unavailable', error: (e as Error).message }, HttpStatus.SERVICE_UNAVAILABLE);
+      // The driver's message (host names, SQL) is for the log, not for whoever can reach the port.
+      this.log.warn(`not ready: ${(e as Error).message}`);
+      throw new ApiError(HttpStatus.SERVICE_UNAVAILABLE, 'unavailable', { message: 'the database cannot be reached' });
     }
   }
 

@@ -35,7 +35,7 @@ describe('a service starting up', () => {
   it('runs every onModuleInit before its consumer and relay start, and serves HTTP last', async () => {
     const app = await NestFactory.create(AppModule, { logger: false });
     app.connectMicroservice({ strategy: new RecordingTransport() });
-    await startInOrder(app, async () => void events.push('relay started'), 0, '127.0.0.1');
+    await startInOrder(app, async () => void events.push('relay started'), { management: 0 }, '127.0.0.1');
     events.push('http listening');
     await app.close();
     expect(events).toEqual(['onModuleInit done', 'relay started', 'consumer started', 'http listening']);

@@ -1,9 +1,12 @@
 import 'reflect-metadata';
+import { createServer } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplication, Type } from '@nestjs/common';
 import { ConfigError } from '@arvis/config';
 import { KafkaBatchTransport } from '@arvis/kafka';
 import type { KafkaSettings } from '@arvis/config';
+import { PublicErrorFilter } from './http-errors';
+import { portGate, securityHeaders } from './http-surface';
 import { PinoLogger } from './pino-logger';
 import { ServiceRuntime } from './service-runtime';
 
@@ -14,7 +17,10 @@ export interface RunServiceOptions<C> {
   module: (config: C) => Type<unknown> | import('@nestjs/common').DynamicModule;
   kafka: (config: C) => KafkaSettings;
   topics: (config: C) => Record<string, string>;
-  httpPort: (config: C) => number;
+  /** Health and metrics (ADR 0038): kept apart from any API, for probes and scrapers only. */
+  managementPort: (config: C) => number;
+  /** The service's own HTTP API, if it has one (the authorizer's approver API and console). */
+  apiPort?: (config: C) => number;
   httpHost: (config: C) => string;
   logLevel: (config: C) => string;
   maxSliceSize: (config: C) => number;
@@ -28,14 +34,24 @@ export interface RunServiceOptions<C> {
  * loaded what onModuleInit loads (the store fingerprint), and refuse genuine intents. So the
  * hooks run first, then the relay, then the consumers, then the HTTP server (readiness).
  */
-export async function startInOrder(app: INestApplication, startRelay: () => Promise<void>, port: number, host: string): Promise<void> {
+export async function startInOrder(app: INestApplication, startRelay: () => Promise<void>, ports: Ports, host: string): Promise<void> {
   await app.init();
   await startRelay();
   await app.startAllMicroservices();
-  await app.listen(port, host);
+  if (ports.api === undefined) return void (await app.listen(ports.management, host));
+  await app.listen(ports.api, host);
+  // The same application on a second listener; the port gate keeps each path to its port.
+  const management = createServer(app.getHttpAdapter().getInstance() as Parameters<typeof createServer>[1]);
+  await new Promise<void>((resolve, reject) => management.once('error', reject).listen(ports.management, host, resolve));
+  app.getHttpServer().once('close', () => management.close());
 }
 
-/** Starts one app: HTTP (health, metrics), the Kafka consumer transport, the relay; stops in order. */
+export interface Ports {
+  management: number;
+  api?: number;
+}
+
+/** Starts one app: HTTP (health and metrics on the management port, the API if any), the Kafka consumer transport, the relay; stops in order. */
 export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestApplication> {
   let config: C;
   let logger: PinoLogger;
@@ -55,6 +71,10 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
   }
   const app = await NestFactory.create(root, { logger, bufferLogs: false });
   app.enableShutdownHooks();
+  const ports: Ports = { management: opts.managementPort(config), api: opts.apiPort?.(config) };
+  app.use(portGate(ports.management));
+  app.use(securityHeaders());
+  app.useGlobalFilters(new PublicErrorFilter());
   let fatal = false;
   const topics = opts.topics(config);
   // A process with no topics to consume (the standalone relay) runs no Kafka consumer.
@@ -77,7 +97,8 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
     },
     { inheritAppConfig: true },
   );
-  await startInOrder(app, () => app.get(ServiceRuntime).startRelay(), opts.httpPort(config), opts.httpHost(config));
-  logger.log(`${opts.service} ready on http://127.0.0.1:${opts.httpPort(config)}`, 'Bootstrap');
+  await startInOrder(app, () => app.get(ServiceRuntime).startRelay(), ports, opts.httpHost(config));
+  const api = ports.api === undefined ? '' : `, API on :${ports.api}`;
+  logger.log(`${opts.service} ready: health and metrics on :${ports.management}${api}`, 'Bootstrap');
   return app;
 }

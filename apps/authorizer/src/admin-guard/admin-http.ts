@@ -1,4 +1,5 @@
-import { HttpException, HttpStatus } from '@nestjs/common';
+import { HttpStatus } from '@nestjs/common';
+import { ApiError } from '@arvis/runtime';
 import type { z } from 'zod';
 import type { VerifiedIdentity } from '@arvis/effect-context';
 
@@ -26,7 +27,7 @@ export type AdminOutcome<T> = { ok: true; body: T } | ({ ok: false } & AdminRefu
 /** The HTTP answer: the body, or the refusal as `{error, message}` with its status. */
 export function answer<T>(outcome: AdminOutcome<T>): T {
   if (outcome.ok) return outcome.body;
-  throw new HttpException({ error: outcome.error, message: outcome.message }, outcome.status);
+  throw new ApiError(outcome.status, outcome.error, { message: outcome.message });
 }
 
 /** Parses a request body with its schema; a bad one is a 400 naming the fields. */
@@ -34,5 +35,5 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
   const parsed = schema.safeParse(body ?? {});
   if (parsed.success) return parsed.data;
   const message = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
-  throw new HttpException({ error: 'bad_request', message }, HttpStatus.BAD_REQUEST);
+  throw new ApiError(HttpStatus.BAD_REQUEST, 'bad_request', { message });
 }

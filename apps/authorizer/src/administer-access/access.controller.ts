@@ -1,4 +1,6 @@
 import { Body, Controller, HttpCode, Post, Req, UseGuards } from '@nestjs/common';
+import { SkipThrottle } from '@nestjs/throttler';
+import { RateLimitGuard } from '@arvis/runtime';
 import { AdminGuard, type AdminRequest } from '../admin-guard/admin.guard';
 import { answer, operatorOf, parseBody } from '../admin-guard/admin-http';
 import { ConsentBody, EgressBody, RevokeSessionBody } from './access-requests';
@@ -6,7 +8,8 @@ import { AdministerAccessService } from './administer-access.service';
 
 /** Admin API: sessions, consents and egress policies (ADR 0036, docs/operations.md). */
 @Controller('admin')
-@UseGuards(AdminGuard)
+@UseGuards(RateLimitGuard, AdminGuard)
+@SkipThrottle({ signIn: true })
 export class AccessController {
   constructor(private readonly access: AdministerAccessService) {}
 

@@ -1,11 +1,14 @@
-import { Controller, Get, HttpCode, HttpException, HttpStatus, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { SkipThrottle } from '@nestjs/throttler';
+import { ApiError, RateLimitGuard } from '@arvis/runtime';
 import { ListConfirmationsService } from '../list-confirmations/list-confirmations.service';
 import { parsePageQuery } from '../list-confirmations/pending-confirmation';
+import type { VerifiedIdentity } from '@arvis/effect-context';
 import { ApproveConfirmationService, type DecideOutcome } from './approve-confirmation.service';
 import { ApproverGuard, type ApproverRequest } from './approver.guard';
 
 // [status, error, message]; the error is the typed reason a client matches on.
-const STATUS: Record<Exclude<DecideOutcome, 'ok'>, [HttpStatus, string, string]> = {
+export const STATUS: Record<Exclude<DecideOutcome, 'ok'>, [HttpStatus, string, string]> = {
   not_found: [HttpStatus.NOT_FOUND, 'not_found', 'no such confirmation'],
   other_tenant: [HttpStatus.FORBIDDEN, 'other_tenant', 'the confirmation belongs to another tenant'],
   own_request: [HttpStatus.FORBIDDEN, 'own_request', 'the requester cannot approve or deny their own action'],
@@ -17,9 +20,13 @@ const STATUS: Record<Exclude<DecideOutcome, 'ok'>, [HttpStatus, string, string]>
   not_pending: [HttpStatus.CONFLICT, 'not_pending', 'the confirmation is no longer pending'],
 };
 
-/** The approver console's API: list a tenant's pending confirmations, approve or deny one. */
+/**
+ * The approver API (bearer token per request): list a tenant's pending confirmations, approve or
+ * deny one. Rate-limited per client address before the token is looked at (ADR 0038).
+ */
 @Controller('confirmations')
-@UseGuards(ApproverGuard)
+@UseGuards(RateLimitGuard, ApproverGuard)
+@SkipThrottle({ signIn: true })
 export class ConfirmationsController {
   constructor(
     private readonly confirmations: ApproveConfirmationService,
@@ -30,7 +37,7 @@ export class ConfirmationsController {
   @Get()
   list(@Req() req: ApproverRequest, @Query('limit') limit?: unknown, @Query('after') after?: unknown) {
     const page = parsePageQuery(limit, after);
-    if (!page.ok) throw new HttpException({ error: 'bad_request', message: page.message }, HttpStatus.BAD_REQUEST);
+    if (!page.ok) throw new ApiError(HttpStatus.BAD_REQUEST, 'bad_request', { message: page.message });
     return this.listing.pending(req.approver!.tenant, page.limit, page.after);
   }
 
@@ -46,12 +53,17 @@ export class ConfirmationsController {
     return this.decide(id, req, 'denied');
   }
 
-  private async decide(id: string, req: ApproverRequest, to: 'approved' | 'denied') {
-    const outcome = await this.confirmations.decide(id, req.approver!, to);
-    if (outcome !== 'ok') {
-      const [status, error, message] = STATUS[outcome];
-      throw new HttpException({ error, message }, status);
-    }
-    return { confirmationId: id, status: to };
+  private decide(id: string, req: ApproverRequest, to: 'approved' | 'denied') {
+    return decideOrThrow(this.confirmations, id, req.approver!, to);
   }
+}
+
+/** The API's and the console's answer to a verdict: the new status, or the refusal as an error. */
+export async function decideOrThrow(service: ApproveConfirmationService, id: string, approver: VerifiedIdentity, to: 'approved' | 'denied') {
+  const outcome = await service.decide(id, approver, to);
+  if (outcome !== 'ok') {
+    const [status, error, message] = STATUS[outcome];
+    throw new ApiError(status, error, { message });
+  }
+  return { confirmationId: id, status: to };
 }

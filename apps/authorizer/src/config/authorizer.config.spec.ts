@@ -73,6 +73,21 @@ describe('authorizer configuration', () => {
     ['a zero maximum token age', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public'), maxTokenAgeS: 0 }) }, 'TRUSTED_ISSUERS.0.maxTokenAgeS'],
     ['an unknown claim mapping', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public'), claims: { email: 'email' } }) }, 'email'],
     ['a port out of range', { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public') }), HTTP_PORT: '70000' }, 'HTTP_PORT'],
+    [
+      'the management port on the API port',
+      { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public') }), HTTP_PORT: '4000', MANAGEMENT_PORT: '4000' },
+      'MANAGEMENT_PORT: must differ from HTTP_PORT',
+    ],
+    [
+      'the console dev sign-in outside the development profile',
+      { ...base, ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public') }), CONSOLE_DEV_ISSUER: 'i', CONSOLE_DEV_ISSUER_KEY: pem('private') },
+      'CONSOLE_DEV_ISSUER_KEY: the console dev sign-in is for the development profile only',
+    ],
+    [
+      'a console dev sign-in for an issuer that is not trusted',
+      { ...base, ARVIS_PROFILE: 'development', ...issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public') }), CONSOLE_DEV_ISSUER: 'other', CONSOLE_DEV_ISSUER_KEY: pem('private') },
+      'CONSOLE_DEV_ISSUER must name a trusted EdDSA issuer',
+    ],
   ])('refuses to start with %s, naming the problem', (_case, env, expected) => {
     const found = problems(env as Record<string, string>);
     expect(found.length).toBeGreaterThan(0);

@@ -10,7 +10,25 @@ export type { ClaimMapping, ClaimPath, JsonWebKeySet, TrustedIssuer } from './tr
 const AuthorizerEnv = z
   .object({
     ...commonEnvShape,
+    /** The approver API and console (ADR 0037); health and metrics are on MANAGEMENT_PORT (ADR 0038). */
     HTTP_PORT: envInt(3001, 1, 65535),
+    MANAGEMENT_PORT: envInt(3101, 1, 65535),
+    /** Requests one client address may make to the approver API and console per window… */
+    API_RATE_LIMIT: envInt(300, 1, 1_000_000),
+    /** …and console sign-ins (each verifies a token) per window. */
+    SIGN_IN_RATE_LIMIT: envInt(10, 1, 1_000_000),
+    API_RATE_WINDOW_MS: envInt(60_000, 1000, 3_600_000),
+    /** A console session ends after this long, or when its token expires, whichever is first. */
+    CONSOLE_SESSION_TTL_MS: envInt(15 * 60 * 1000, 1000, 12 * 3600 * 1000),
+    /** How often an open console's event stream looks for new pending confirmations. */
+    CONSOLE_EVENTS_POLL_MS: envInt(1000, 100, 60_000),
+    /**
+     * Dev sign-in (development profile only): the private key (Ed25519 PEM) of a trusted EdDSA
+     * issuer named by CONSOLE_DEV_ISSUER, with which the console mints a token for a dev approver.
+     */
+    CONSOLE_DEV_ISSUER: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
+    CONSOLE_DEV_ISSUER_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
+    CONSOLE_DEV_TENANT: envString('acme'),
     /** Tool packages (module specifiers or paths, comma-separated) whose tools this authorizer judges. */
     ARVIS_TOOL_PACKAGES: toolPackagesEnv,
     KAFKA_GROUP_ID: envString('arvis-authorizer'),
@@ -49,7 +67,18 @@ const AuthorizerEnv = z
     env.TRUSTED_ISSUERS.forEach((iss, i) => {
       for (const message of trustedIssuerProblems(iss, env)) ctx.addIssue({ code: 'custom', path: ['TRUSTED_ISSUERS', i], message });
     });
+    if (env.MANAGEMENT_PORT === env.HTTP_PORT) ctx.addIssue({ code: 'custom', path: ['MANAGEMENT_PORT'], message: 'must differ from HTTP_PORT (the approver API)' });
+    for (const message of devSignInProblems(env)) ctx.addIssue({ code: 'custom', path: ['CONSOLE_DEV_ISSUER_KEY'], message });
   });
+
+/** The dev sign-in mints approver tokens: never outside the development profile. */
+function devSignInProblems(env: { ARVIS_PROFILE: string; CONSOLE_DEV_ISSUER?: string; CONSOLE_DEV_ISSUER_KEY?: string; TRUSTED_ISSUERS: TrustedIssuer[] }): string[] {
+  if (env.CONSOLE_DEV_ISSUER === undefined && env.CONSOLE_DEV_ISSUER_KEY === undefined) return [];
+  if (env.ARVIS_PROFILE !== 'development') return ['the console dev sign-in is for the development profile only'];
+  if (env.CONSOLE_DEV_ISSUER === undefined || env.CONSOLE_DEV_ISSUER_KEY === undefined) return ['set CONSOLE_DEV_ISSUER and CONSOLE_DEV_ISSUER_KEY together'];
+  const iss = env.TRUSTED_ISSUERS.find((i) => i.issuer === env.CONSOLE_DEV_ISSUER);
+  return iss?.alg === 'EdDSA' ? [] : [`CONSOLE_DEV_ISSUER must name a trusted EdDSA issuer`];
+}
 
 export function loadAuthorizerConfig(env?: Record<string, string | undefined>) {
   const e = loadConfig(AuthorizerEnv, env);
@@ -57,6 +86,18 @@ export function loadAuthorizerConfig(env?: Record<string, string | undefined>) {
     ...commonSettings(e, e.KAFKA_CLIENT_ID, e.KAFKA_GROUP_ID),
     service: 'authorizer' as const,
     httpPort: e.HTTP_PORT,
+    managementPort: e.MANAGEMENT_PORT,
+    rateLimit: { windowMs: e.API_RATE_WINDOW_MS, api: e.API_RATE_LIMIT, signIn: e.SIGN_IN_RATE_LIMIT },
+    console: {
+      sessionTtlMs: e.CONSOLE_SESSION_TTL_MS,
+      eventsPollMs: e.CONSOLE_EVENTS_POLL_MS,
+      // Secure cookies need https; only a developer's machine serves the console over plain http.
+      secureCookie: e.ARVIS_PROFILE !== 'development',
+      devSignIn:
+        e.CONSOLE_DEV_ISSUER !== undefined && e.CONSOLE_DEV_ISSUER_KEY !== undefined
+          ? { issuer: e.CONSOLE_DEV_ISSUER, privateKey: e.CONSOLE_DEV_ISSUER_KEY, tenant: e.CONSOLE_DEV_TENANT }
+          : null,
+    },
     sliceSize: e.CONSUMER_SLICE_SIZE,
     maxDecisionBytes: e.MAX_DECISION_BYTES,
     retryPollMs: e.RETRY_POLL_MS,

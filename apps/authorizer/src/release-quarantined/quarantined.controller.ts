@@ -1,11 +1,14 @@
 import { Body, Controller, HttpCode, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { SkipThrottle } from '@nestjs/throttler';
+import { RateLimitGuard } from '@arvis/runtime';
 import { AdminGuard, type AdminRequest } from '../admin-guard/admin.guard';
 import { answer, operatorOf, parseBody } from '../admin-guard/admin-http';
 import { QuarantineBody, ReleaseQuarantinedService } from './release-quarantined.service';
 
 /** Admin API: quarantined outbox rows (list them with `cli outbox --quarantined`). */
 @Controller('admin/outbox')
-@UseGuards(AdminGuard)
+@UseGuards(RateLimitGuard, AdminGuard)
+@SkipThrottle({ signIn: true })
 export class QuarantinedController {
   constructor(private readonly quarantined: ReleaseQuarantinedService) {}
 

@@ -28,3 +28,12 @@ describe('dispatcher configuration: tool packages and accepted catalogs', () => 
     expect(() => loadDispatcherConfig({ ...base, TOOL_DATABASE_URL: 'db' })).toThrow(/TOOL_DATABASE_URL/);
   });
 });
+
+describe('dispatcher configuration: its one HTTP port, the management port', () => {
+  it('is MANAGEMENT_PORT, or HTTP_PORT (its former name) when that is all a deployment sets, or 3002', () => {
+    expect(loadDispatcherConfig({ ...base, MANAGEMENT_PORT: '9102', HTTP_PORT: '9000' }).managementPort).toBe(9102);
+    expect(loadDispatcherConfig({ ...base, HTTP_PORT: '9000' }).managementPort).toBe(9000);
+    expect(loadDispatcherConfig(base).managementPort).toBe(3002);
+    expect(() => loadDispatcherConfig({ ...base, MANAGEMENT_PORT: '70000' })).toThrow(ConfigError);
+  });
+});

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { commonEnvShape, commonSettings, envInt, envJson, envString, loadConfig } from '@arvis/config';
+import { commonEnvShape, commonSettings, envInt, envJson, envOptionalInt, envString, loadConfig, managementPortOf } from '@arvis/config';
 import { toolPackagesEnv } from '@arvis/tool-catalog';
 
 const PgUrl = z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL');
@@ -8,7 +8,9 @@ const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex SHA-2
 
 const DispatcherEnv = z.object({
   ...commonEnvShape,
-  HTTP_PORT: envInt(3002, 1, 65535),
+  /** Health and metrics, the dispatcher's only HTTP surface (ADR 0038); HTTP_PORT is its former name. */
+  MANAGEMENT_PORT: envOptionalInt(1, 65535),
+  HTTP_PORT: envOptionalInt(1, 65535),
   KAFKA_GROUP_ID: envString('arvis-dispatcher'),
   KAFKA_CLIENT_ID: envString('arvis-dispatcher'),
   CONSUMER_SLICE_SIZE: envInt(500, 1, 5000),
@@ -61,7 +63,7 @@ export function loadDispatcherConfig(env?: Record<string, string | undefined>) {
   return {
     ...commonSettings(e, e.KAFKA_CLIENT_ID, e.KAFKA_GROUP_ID),
     service: 'dispatcher' as const,
-    httpPort: e.HTTP_PORT,
+    managementPort: managementPortOf(e, 3002),
     sliceSize: e.CONSUMER_SLICE_SIZE,
     dispatcherId: e.DISPATCHER_ID ?? `${hostname()}-${process.pid}`,
     maxIntentBytes: e.MAX_INTENT_BYTES,

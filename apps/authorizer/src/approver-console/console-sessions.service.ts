@@ -1,0 +1,98 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { HttpStatus, Inject, Injectable } from '@nestjs/common';
+import type { VerifiedIdentity } from '@arvis/effect-context';
+import { sha256Hex } from '@arvis/crypto';
+import { PrismaService } from '@arvis/persistence';
+import { ApiError } from '@arvis/runtime';
+import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
+import { ApproverGuard } from '../approve-confirmation/approver.guard';
+
+/** What the page gets at sign-in: who is signed in, until when, and the CSRF token for verdicts. */
+export interface ConsoleSessionView {
+  principal: string;
+  tenant: string;
+  issuer: string;
+  expiresAt: string;
+  csrfToken: string;
+}
+
+export interface SignedIn extends ConsoleSessionView {
+  /** The cookie's value; never in a body. */
+  sessionId: string;
+  expires: Date;
+}
+
+export interface ActiveSession {
+  sessionIdHash: string;
+  approver: VerifiedIdentity;
+  csrfToken: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+const newSecret = () => randomBytes(32).toString('base64url');
+
+/**
+ * The session's CSRF token, derived from its secret id (HMAC-SHA-256 keyed by the id): only whoever
+ * holds the HttpOnly cookie can be told it, and nothing more is stored. A reloaded page asks again.
+ */
+export const csrfTokenOf = (sessionId: string) => createHmac('sha256', sessionId).update('arvis-console-csrf').digest('base64url');
+
+/**
+ * Server-side console sessions (ADR 0037). Sign-in checks the pasted token exactly as the approver
+ * API does, then stores only the hash of a random session id (the cookie's value). A session
+ * ends after CONSOLE_SESSION_TTL_MS or at its token's exp, whichever comes first, at sign-out, or
+ * as soon as its IdP session is revoked; every request reads it back on the database's clock.
+ */
+@Injectable()
+export class ConsoleSessionsService {
+  constructor(
+    @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
+    private readonly prisma: PrismaService,
+    private readonly approvers: ApproverGuard,
+  ) {}
+
+  async signIn(token: string): Promise<SignedIn> {
+    const approver = await this.approvers.authenticate(token);
+    const sessionId = newSecret();
+    const csrfToken = csrfTokenOf(sessionId);
+    // The IdP's session id is kept hashed, as revoked_sessions and the effect context keep it.
+    const idpSessionHash = approver.sessionId === null ? null : sha256Hex(approver.sessionId);
+    // Ended sessions go first: one statement, bounded, so sign-ins keep the table small.
+    await this.prisma.$executeRaw`
+      DELETE FROM console_sessions WHERE session_id_hash IN (
+        SELECT session_id_hash FROM console_sessions WHERE expires_at < now() - interval '1 hour' ORDER BY expires_at LIMIT 100)`;
+    const rows = await this.prisma.$queryRaw<{ expires_at: Date }[]>`
+      INSERT INTO console_sessions (session_id_hash, tenant, principal, issuer, identity, idp_session_hash, expires_at)
+      SELECT ${sha256Hex(sessionId)}, ${approver.tenant}, ${approver.principal}, ${approver.issuer},
+             ${JSON.stringify({ ...approver, sessionId: null })}::jsonb, ${idpSessionHash}, e.at
+      FROM (SELECT LEAST(now() + ${this.config.console.sessionTtlMs} * interval '1 millisecond', ${approver.expiresAt}::timestamptz) AS at) e
+      WHERE e.at > now()
+      RETURNING expires_at`;
+    if (rows.length !== 1) throw new ApiError(HttpStatus.UNAUTHORIZED, 'unauthenticated', { message: 'the token expires too soon for a session' });
+    const expires = rows[0].expires_at;
+    return { sessionId, csrfToken, expires, expiresAt: expires.toISOString(), principal: approver.principal, tenant: approver.tenant, issuer: approver.issuer };
+  }
+
+  /** The live session for this cookie value, or null (unknown, ended, signed out, IdP session revoked). */
+  async find(sessionId: string): Promise<ActiveSession | null> {
+    const rows = await this.prisma.$queryRaw<{ identity: VerifiedIdentity & { expiresAt: string }; created_at: Date; expires_at: Date }[]>`
+      SELECT s.identity, s.created_at, s.expires_at FROM console_sessions s
+      WHERE s.session_id_hash = ${sha256Hex(sessionId)} AND s.revoked_at IS NULL AND s.expires_at > now()
+        AND NOT EXISTS (SELECT 1 FROM revoked_sessions r WHERE r.session_id_hash = s.idp_session_hash AND r.revoked_at <= now())`;
+    if (rows.length !== 1) return null;
+    const { identity, created_at, expires_at } = rows[0];
+    const approver = { ...identity, expiresAt: new Date(identity.expiresAt) };
+    return { sessionIdHash: sha256Hex(sessionId), approver, csrfToken: csrfTokenOf(sessionId), createdAt: created_at, expiresAt: expires_at };
+  }
+
+  async signOut(session: ActiveSession): Promise<void> {
+    await this.prisma.$executeRaw`UPDATE console_sessions SET revoked_at = now() WHERE session_id_hash = ${session.sessionIdHash} AND revoked_at IS NULL`;
+  }
+
+  csrfMatches(session: ActiveSession, header: string | undefined): boolean {
+    if (!header) return false;
+    const [a, b] = [Buffer.from(header), Buffer.from(session.csrfToken)];
+    return a.length === b.length && timingSafeEqual(a, b);
+  }
+}

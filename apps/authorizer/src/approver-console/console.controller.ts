@@ -1,0 +1,120 @@
+import { Body, Controller, Delete, Get, Header, HttpCode, HttpStatus, Inject, Param, Post, Req, Res, Sse, UseGuards } from '@nestjs/common';
+import { SkipThrottle } from '@nestjs/throttler';
+import type { Observable } from 'rxjs';
+import { z } from 'zod';
+import { ApiError, RateLimitGuard } from '@arvis/runtime';
+import { ApproveConfirmationService } from '../approve-confirmation/approve-confirmation.service';
+import { decideOrThrow } from '../approve-confirmation/confirmations.controller';
+import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
+import { CONSOLE_CSS, CONSOLE_JS, consoleHtml } from './console-page';
+import { ConsoleEventsService, type ConsoleEvent } from './console-events.service';
+import { ConsoleSessionGuard, type ConsoleRequest } from './console-session.guard';
+import { ConsoleSessionsService, type ConsoleSessionView, type SignedIn } from './console-sessions.service';
+import { cookieValue, SESSION_COOKIE, sessionCookie } from './cookies';
+import { mintDevApproverToken } from './dev-sign-in';
+
+interface CookieResponse {
+  setHeader(name: string, value: string): void;
+}
+
+const SignInBody = z.object({ token: z.string().min(1).max(16_384) });
+
+const viewOf = (s: SignedIn): ConsoleSessionView => ({ principal: s.principal, tenant: s.tenant, issuer: s.issuer, expiresAt: s.expiresAt, csrfToken: s.csrfToken });
+
+/**
+ * The approver console (ADR 0037): its page, sign-in with a pasted token (in the body, never a
+ * URL) exchanged for a session cookie, verdicts with a CSRF header, and an event stream of the
+ * tenant's pending confirmations. Verdicts go through the approver API's own service and rules.
+ * Rate-limited per client address; sign-ins (each verifies a token) more tightly (ADR 0038).
+ */
+@Controller('console')
+@UseGuards(RateLimitGuard)
+@SkipThrottle({ signIn: true })
+export class ConsoleController {
+  constructor(
+    @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
+    private readonly sessions: ConsoleSessionsService,
+    private readonly events: ConsoleEventsService,
+    private readonly confirmations: ApproveConfirmationService,
+  ) {}
+
+  @Get()
+  @Header('Content-Type', 'text/html; charset=utf-8')
+  @Header('Cache-Control', 'no-store')
+  page(): string {
+    return consoleHtml(this.config.console.devSignIn !== null);
+  }
+
+  @Get('console.js')
+  @Header('Content-Type', 'text/javascript; charset=utf-8')
+  script(): string {
+    return CONSOLE_JS;
+  }
+
+  @Get('console.css')
+  @Header('Content-Type', 'text/css; charset=utf-8')
+  style(): string {
+    return CONSOLE_CSS;
+  }
+
+  @Post('session')
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @SkipThrottle({ signIn: false })
+  async signIn(@Body() body: unknown, @Res({ passthrough: true }) res: CookieResponse): Promise<ConsoleSessionView> {
+    const parsed = SignInBody.safeParse(body);
+    if (!parsed.success) throw new ApiError(HttpStatus.BAD_REQUEST, 'bad_request', { message: 'the body must be {"token": "<approver JWT>"}' });
+    return this.started(await this.sessions.signIn(parsed.data.token), res);
+  }
+
+  /** Development profile only: 404 unless CONSOLE_DEV_ISSUER_KEY is set (refused elsewhere at start-up). */
+  @Post('dev-session')
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @SkipThrottle({ signIn: false })
+  async devSignIn(@Res({ passthrough: true }) res: CookieResponse): Promise<ConsoleSessionView> {
+    if (!this.config.console.devSignIn) throw new ApiError(HttpStatus.NOT_FOUND, 'not_found');
+    return this.started(await this.sessions.signIn(await mintDevApproverToken(this.config)), res);
+  }
+
+  @Get('session')
+  @Header('Cache-Control', 'no-store')
+  @UseGuards(ConsoleSessionGuard)
+  session(@Req() req: ConsoleRequest): ConsoleSessionView {
+    const { approver, expiresAt, csrfToken } = req.session!;
+    return { principal: approver.principal, tenant: approver.tenant, issuer: approver.issuer, expiresAt: expiresAt.toISOString(), csrfToken };
+  }
+
+  @Delete('session')
+  @HttpCode(204)
+  @UseGuards(ConsoleSessionGuard)
+  async signOut(@Req() req: ConsoleRequest, @Res({ passthrough: true }) res: CookieResponse): Promise<void> {
+    await this.sessions.signOut(req.session!);
+    res.setHeader('Set-Cookie', sessionCookie(null, { secure: this.config.console.secureCookie }));
+  }
+
+  @Post('confirmations/:id/approve')
+  @HttpCode(200)
+  @UseGuards(ConsoleSessionGuard)
+  approve(@Param('id') id: string, @Req() req: ConsoleRequest) {
+    return decideOrThrow(this.confirmations, id, req.session!.approver, 'approved');
+  }
+
+  @Post('confirmations/:id/deny')
+  @HttpCode(200)
+  @UseGuards(ConsoleSessionGuard)
+  deny(@Param('id') id: string, @Req() req: ConsoleRequest) {
+    return decideOrThrow(this.confirmations, id, req.session!.approver, 'denied');
+  }
+
+  @Sse('events')
+  @UseGuards(ConsoleSessionGuard)
+  stream(@Req() req: ConsoleRequest): Observable<ConsoleEvent> {
+    return this.events.stream(cookieValue(req.headers['cookie'], SESSION_COOKIE)!);
+  }
+
+  private started(s: SignedIn, res: CookieResponse): ConsoleSessionView {
+    res.setHeader('Set-Cookie', sessionCookie(s.sessionId, { secure: this.config.console.secureCookie, expiresAt: s.expires }));
+    return viewOf(s);
+  }
+}

@@ -1,0 +1,137 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { DecisionInput } from '@arvis/decision-client';
+import { Harness } from './support/harness';
+import { DATA, type RunningApp } from './support/services';
+import { Stack } from './support/stack';
+
+const OUT = join(DATA, 'test-output', 'approver-console');
+const CHROMIUM = '/usr/bin/chromium';
+
+// An approver opens the authorizer's console in a real browser, signs in by pasting a token,
+// sees a transfer that was parked while the page was open (no reload: server-sent events), with
+// its amount, approves it in the page, and the transfer runs: its journal result arrives. The
+// token goes in a request body once and is never seen again: not in any URL the browser asked
+// for, not in its history, not in the authorizer's log (ADR 0037).
+describe('the approver console in a browser', () => {
+  let stack: Stack;
+  let h: Harness;
+  let authorizer: RunningApp;
+  let browser: Browser | undefined;
+  let context: BrowserContext;
+  let page: Page;
+  const urls: string[] = [];
+  const navigations: string[] = [];
+
+  beforeAll(async () => {
+    stack = await Stack.create('console');
+    authorizer = await stack.start('authorizer', 'authorizer', { env: { CONFIRMATION_POLL_MS: '200', CONSOLE_EVENTS_POLL_MS: '250' } });
+    await stack.start('dispatcher', 'dispatcher');
+    h = await new Harness(stack.env).start();
+    mkdirSync(OUT, { recursive: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    context = await browser.newContext({ viewport: { width: 1024, height: 900 } });
+    context.on('request', (r) => urls.push(r.url()));
+    page = await context.newPage();
+    page.on('framenavigated', (f) => navigations.push(f.url()));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+    await stack?.stop();
+  });
+
+  const base = () => `http://127.0.0.1:${authorizer.apiPort}`;
+  const transfer = async (id: string): Promise<DecisionInput> => ({
+    decisionId: id,
+    runId: 'console-run',
+    causalId: id,
+    tool: 'ledger.transfer',
+    payload: { from: 'acc-1', to: 'acc-2', amountMinor: 48_213, currency: 'EUR', reference: 'invoice-77' },
+    riskScore: 0.2,
+    identity: await h.token({ principal: 'alice', tenant: 'acme' }),
+  });
+
+  it('signs in with a pasted token, sees the parked transfer appear with its amount, approves it, and the transfer completes', async () => {
+    const token = await h.token({ principal: 'carol', tenant: 'acme', roles: ['approver'] });
+    await page.goto(`${base()}/console`);
+    await page.fill('#token', token);
+    await page.click('#sign-in-button');
+    await page.waitForSelector('#pending:not([hidden])');
+    expect(await page.textContent('#who')).toContain('carol (acme)');
+    expect(await page.inputValue('#token')).toBe('');
+
+    // The session is a cookie the page's script cannot read, sent to /console only, never cross-site.
+    const cookies = await context.cookies(`${base()}/console`);
+    expect(cookies.map((c) => ({ name: c.name, path: c.path, httpOnly: c.httpOnly, sameSite: c.sameSite, secure: c.secure }))).toEqual([
+      { name: 'arvis_console', path: '/console', httpOnly: true, sameSite: 'Strict', secure: true },
+    ]);
+    expect(await page.evaluate('document.cookie')).toBe('');
+
+    // Parked after the page opened: it arrives over the event stream.
+    const d = await transfer('console:transfer');
+    await h.client.send([d]);
+    const shown = page.locator('.confirmation', { hasText: 'ledger.transfer' });
+    await shown.waitFor({ timeout: 60_000 });
+    expect(await shown.locator('.payload').textContent()).toContain('"amountMinor": 48213');
+    expect(await shown.textContent()).toContain('Requested by alice');
+    expect(await shown.textContent()).toContain('reversible false');
+    await page.screenshot({ path: join(OUT, '1-parked-transfer.png'), fullPage: true });
+
+    await shown.locator('button.approve').click();
+    await page.locator('#verdicts li', { hasText: 'approved' }).waitFor();
+    // The transfer runs (the resume worker, then the dispatcher); its final entry reaches the page.
+    const outcome = page.locator(`#outcomes li[data-decision-id="${d.decisionId}"]`);
+    await outcome.waitFor({ timeout: 60_000 });
+    expect(await outcome.textContent()).toMatch(/^ledger\.transfer \S+ \(approved\): tool_result, effect_completed$/);
+    expect((await h.finalRows([d.decisionId]))[0]).toMatchObject({ kind: 'tool_result', effect_boundary: 'effect_completed' });
+    // The stream takes the decided confirmation off the page.
+    await page.locator('#empty:not([hidden])').waitFor();
+    await page.screenshot({ path: join(OUT, '2-approved-and-completed.png'), fullPage: true });
+
+    // Same service as the API: the verdict is journaled naming the approver's issuer and subject.
+    const [verdict] = await h.query<{ entry: string }>(`SELECT entry FROM journal WHERE decision_id = $1 AND kind = 'confirmation_approved'`, [d.decisionId]);
+    expect((JSON.parse(verdict.entry) as { approver: unknown }).approver).toEqual({ issuer: stack.env.issuer.issuer, subject: 'carol' });
+
+    // The token went once, in a POST body: no URL, no history entry, no log line carries it.
+    expect(urls.length).toBeGreaterThan(3);
+    expect(urls.filter((u) => u.includes(token) || u.includes(token.split('.')[1]))).toEqual([]);
+    // One navigation, to the console: signing in did not submit a form to a URL.
+    expect([navigations, page.url()]).toEqual([[`${base()}/console`], `${base()}/console`]);
+    const log = readFileSync(authorizer.logFile, 'utf8');
+    expect(log.length).toBeGreaterThan(0);
+    expect([log.includes(token), log.includes(token.split('.')[2])]).toEqual([false, false]);
+  });
+
+  it('refuses a verdict without the CSRF header, and a signed-out session', async () => {
+    const d = await transfer('console:csrf');
+    await h.client.send([d]);
+    await h.waitUntil('the second transfer to be parked', async () => (await h.query('SELECT 1 FROM confirmations WHERE decision_id = $1', [d.decisionId])).length === 1);
+    const [{ confirmation_id: id }] = await h.query<{ confirmation_id: string }>('SELECT confirmation_id FROM confirmations WHERE decision_id = $1', [d.decisionId]);
+    const cookie = (await context.cookies(`${base()}/console`)).map((c) => `${c.name}=${c.value}`).join('; ');
+    const approve = (headers: Record<string, string>) => fetch(`${base()}/console/confirmations/${id}/approve`, { method: 'POST', headers: { cookie, ...headers } });
+
+    const noCsrf = await approve({});
+    expect([noCsrf.status, await noCsrf.json()]).toEqual([403, expect.objectContaining({ statusCode: 403, error: 'csrf_token_invalid' })]);
+    const { csrfToken } = (await (await fetch(`${base()}/console/session`, { headers: { cookie } })).json()) as { csrfToken: string };
+    expect((await approve({ 'x-csrf-token': `${csrfToken}x` })).status).toBe(403);
+
+    // Signing out in the page ends the session on the server: the same cookie, even with its CSRF token, is refused.
+    await page.click('#sign-out');
+    await page.waitForSelector('#sign-in:not([hidden])');
+    expect((await approve({ 'x-csrf-token': csrfToken })).status).toBe(401);
+    expect((await h.query<{ status: string }>('SELECT status FROM confirmations WHERE confirmation_id = $1', [id]))[0].status).toBe('pending');
+  });
+
+  it("ends a console session as soon as its token's IdP session is revoked", async () => {
+    const token = await h.token({ principal: 'carol', tenant: 'acme', roles: ['approver'], sessionId: 'console-revoked' });
+    const signedIn = await fetch(`${base()}/console/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0];
+    const whoAmI = async () => (await fetch(`${base()}/console/session`, { headers: { cookie } })).status;
+    expect([signedIn.status, await whoAmI()]).toEqual([200, 200]);
+    await h.query('INSERT INTO revoked_sessions (session_id_hash) VALUES ($1)', [createHash('sha256').update('console-revoked').digest('hex')]);
+    expect(await whoAmI()).toBe(401);
+  });
+});

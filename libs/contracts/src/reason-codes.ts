@@ -9,7 +9,9 @@ export const SPEC_VERSION = 1 as const;
 // v3: optional journal entry fields `chain` (hashed) and `traceId` (outside the hash), the
 // checkpoint record on the journal topic, and the non-final journal kinds
 // `confirmation_approved` / `confirmation_denied` with their `approver` field (ADR 0032); no new code.
-export const REASON_CODES_VERSION = 3 as const;
+// v4: the non-final kind `operator_action` with `operator` and `action` (ADR 0036), and the
+// optional `identitySha256` on DLQ records (ADR 0035); no new code.
+export const REASON_CODES_VERSION = 4 as const;
 
 export const ReasonCode = z.enum([
   'malformed_message',

@@ -116,10 +116,10 @@ PROPS
 
 start() {
   fetch
+  # The secured broker is throwaway: each start formats it afresh, with exactly the users named.
+  if [[ "$SECURE" == true ]]; then stop; rm -rf "$DATA"; fi
   if pid="$(running_pid)"; then say "already running (pid $pid) on 127.0.0.1:$PORT"; return 0; fi
   if port_open "$PORT"; then say "port $PORT is taken by another process; set KAFKA_PORT"; exit 1; fi
-  # The secured broker is throwaway: a fresh format each start bootstraps exactly the users named.
-  if [[ "$SECURE" == true ]]; then rm -rf "$DATA"; fi
   write_config
   local cp="$JARS/*"
   if [[ ! -f "$DATA/log/meta.properties" ]]; then

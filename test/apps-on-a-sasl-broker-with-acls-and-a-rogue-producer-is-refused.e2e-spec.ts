@@ -1,0 +1,95 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { topicsFor, type KafkaSecurity } from '@arvis/config';
+import { createKafka, createProducer } from '@arvis/kafka';
+import { aclTable, applyAcls, type AclRole } from '../scripts/kafka-acls';
+import { groupOf } from './support/environment';
+import { Harness } from './support/harness';
+import { ROOT } from './support/services';
+import { Stack } from './support/stack';
+
+// A second broker beside the suite's plaintext one: SASL SCRAM-SHA-512, the StandardAuthorizer,
+// nothing allowed without an ACL (scripts/kafka.sh start-secure; docs/kafka-security.md).
+const PORT = process.env.KAFKA_SECURE_PORT ?? '9095';
+const BROKERS = [`127.0.0.1:${PORT}`];
+const ADMIN_PASSWORD = 'admin-secret-for-the-spec';
+const USERS = ['authorizer', 'dispatcher', 'producer', 'analyst', 'rogue'] as const;
+type User = (typeof USERS)[number] | 'admin';
+const passwordOf = (u: User) => (u === 'admin' ? ADMIN_PASSWORD : `${u}-pw-${PORT}`);
+const as = (u: User): KafkaSecurity => ({ sasl: { mechanism: 'scram-sha-512', username: u, password: passwordOf(u) } });
+const saslEnv = (u: User) => ({ KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: u, KAFKA_SASL_PASSWORD: passwordOf(u) });
+// The table's roles, each granted to its own user; the relay role runs inside both services here.
+const PRINCIPALS: Record<AclRole, string[]> = { authorizer: ['User:authorizer'], dispatcher: ['User:dispatcher'], relay: [], producer: ['User:producer'], analyst: ['User:analyst'] };
+
+const brokerEnv = {
+  ...process.env,
+  KAFKA_SECURE_ADMIN_PASSWORD: ADMIN_PASSWORD,
+  KAFKA_SECURE_USERS: USERS.map((u) => `${u}=${passwordOf(u)}`).join(' '),
+};
+const kafkaScript = (command: string) => promisify(execFile)('bash', [`${ROOT}/scripts/kafka.sh`, command], { env: brokerEnv, timeout: 120_000 });
+
+/** The error kafkajs wraps around the broker's answer: its type, wherever in the chain. */
+function brokerErrorType(e: unknown): string | undefined {
+  for (let cur = e as { type?: unknown; cause?: unknown } | undefined, depth = 0; cur && depth < 8; cur = cur.cause as typeof cur, depth++) {
+    if (typeof cur.type === 'string') return cur.type;
+  }
+  return undefined;
+}
+
+describe('the apps on a SASL broker with ACLs, each as its own principal', () => {
+  let stack: Stack;
+  let h: Harness;
+
+  beforeAll(async () => {
+    await kafkaScript('start-secure');
+    stack = await Stack.create('securekafka', { kafka: { brokers: BROKERS, security: as('admin') } });
+    const groups = { authorizer: groupOf(stack.env, 'authorizer'), dispatcher: groupOf(stack.env, 'dispatcher') };
+    const admin = createKafka({ brokers: BROKERS, security: as('admin'), clientId: 'securekafka-acls' }).admin();
+    await admin.connect();
+    await applyAcls(admin, aclTable({ topics: topicsFor(stack.env.topicPrefix), groups }), PRINCIPALS).finally(() => admin.disconnect());
+    await Promise.all([
+      stack.start('authorizer', 'authorizer', { env: saslEnv('authorizer') }),
+      stack.start('dispatcher', 'dispatcher', { env: saslEnv('dispatcher') }),
+    ]);
+    h = await new Harness(stack.env, { client: as('producer'), journal: as('analyst') }).start();
+  });
+
+  afterAll(async () => {
+    await h?.close();
+    await stack?.stop();
+    await kafkaScript('stop-secure');
+  });
+
+  it('journals a decision sent by the producer principal, read back by the analyst principal', async () => {
+    const [d] = await h.decisions('sasl-run', 1);
+    await h.client.send([d]);
+    expect(await h.journal.waitFor(() => h.journal.finalEntriesFor([d.decisionId]).size === 1, 60_000)).toBe(true);
+    const [entry] = h.journal.finalEntriesFor([d.decisionId]).get(d.decisionId)!;
+    expect({ kind: entry.kind, success: entry.success }).toEqual({ kind: 'tool_result', success: true });
+  });
+
+  it('refuses, at the broker, a rogue principal (and the producer and analyst) writing to the intents topic; nothing runs', async () => {
+    const admin = createKafka({ brokers: BROKERS, security: as('admin'), clientId: 'securekafka-offsets' }).admin();
+    await admin.connect();
+    const ends = async () => (await admin.fetchTopicOffsets(h.topics.intents)).map((o) => `${o.partition}:${o.high}`).join(',');
+    const capabilities = async () => (await h.query<{ n: string }>('SELECT count(*)::text AS n FROM capabilities'))[0].n;
+    try {
+      const before = { ends: await ends(), capabilities: await capabilities() };
+      const forged = JSON.stringify({ specVersion: 1, runId: 'rogue-run', tool: 'ledger.transfer', payload: { amount: 1_000_000 } });
+      const outcomes: Record<string, string | undefined> = {};
+      for (const user of ['rogue', 'producer', 'analyst'] as const) {
+        const producer = createProducer(createKafka({ brokers: BROKERS, security: as(user), clientId: `securekafka-${user}` }));
+        await producer.connect();
+        outcomes[user] = await producer
+          .send({ topic: h.topics.intents, acks: -1, messages: [{ key: 'rogue-run', value: forged }] })
+          .then(() => 'accepted', brokerErrorType)
+          .finally(() => producer.disconnect());
+      }
+      expect(outcomes).toEqual({ rogue: 'TOPIC_AUTHORIZATION_FAILED', producer: 'TOPIC_AUTHORIZATION_FAILED', analyst: 'TOPIC_AUTHORIZATION_FAILED' });
+      // Not one record reached the topic, so the dispatcher had nothing to run.
+      expect({ ends: await ends(), capabilities: await capabilities() }).toEqual(before);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+});

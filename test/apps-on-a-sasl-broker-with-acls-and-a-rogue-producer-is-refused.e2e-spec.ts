@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Kafka, logLevel } from 'kafkajs';
 import { topicsFor, type KafkaSecurity } from '@arvis/config';
 import { createKafka, createProducer } from '@arvis/kafka';
 import { aclTable, applyAcls, type AclRole } from '../scripts/kafka-acls';
@@ -12,6 +14,7 @@ import { Stack } from './support/stack';
 // nothing allowed without an ACL (scripts/kafka.sh start-secure; docs/kafka-security.md).
 const PORT = process.env.KAFKA_SECURE_PORT ?? '9095';
 const BROKERS = [`127.0.0.1:${PORT}`];
+const CLI = join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js');
 const ADMIN_PASSWORD = 'admin-secret-for-the-spec';
 const USERS = ['authorizer', 'dispatcher', 'producer', 'analyst', 'rogue'] as const;
 type User = (typeof USERS)[number] | 'admin';
@@ -66,6 +69,12 @@ describe('the apps on a SASL broker with ACLs, each as its own principal', () =>
     expect(await h.journal.waitFor(() => h.journal.finalEntriesFor([d.decisionId]).size === 1, 60_000)).toBe(true);
     const [entry] = h.journal.finalEntriesFor([d.decisionId]).get(d.decisionId)!;
     expect({ kind: entry.kind, success: entry.success }).toEqual({ kind: 'tool_result', success: true });
+    // The analyst CLI takes the same settings: it follows the journal topic as the analyst.
+    const { stdout } = await promisify(execFile)(process.execPath, [CLI, 'tail', '--from-beginning', '--run', 'sasl-run', '--limit', '1', '--json'], {
+      env: { PATH: process.env.PATH ?? '', KAFKA_BROKERS: BROKERS.join(','), ARVIS_TOPIC_PREFIX: stack.env.topicPrefix, ...saslEnv('analyst') },
+      timeout: 60_000,
+    });
+    expect((JSON.parse(stdout.trim().split('\n')[0]) as { runId: string }).runId).toBe('sasl-run');
   });
 
   it('refuses, at the broker, a rogue principal (and the producer and analyst) writing to the intents topic; nothing runs', async () => {
@@ -78,7 +87,8 @@ describe('the apps on a SASL broker with ACLs, each as its own principal', () =>
       const forged = JSON.stringify({ specVersion: 1, runId: 'rogue-run', tool: 'ledger.transfer', payload: { amount: 1_000_000 } });
       const outcomes: Record<string, string | undefined> = {};
       for (const user of ['rogue', 'producer', 'analyst'] as const) {
-        const producer = createProducer(createKafka({ brokers: BROKERS, security: as(user), clientId: `securekafka-${user}` }));
+        // Quiet: kafkajs would log the broker's refusal as an error, which is what this expects.
+        const producer = createProducer(new Kafka({ brokers: BROKERS, ...as(user), clientId: `securekafka-${user}`, logLevel: logLevel.NOTHING }));
         await producer.connect();
         outcomes[user] = await producer
           .send({ topic: h.topics.intents, acks: -1, messages: [{ key: 'rogue-run', value: forged }] })

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplication, Type } from '@nestjs/common';
-import { ConfigError } from '@arvis/config';
+import { ConfigError, describeKafkaSecurity } from '@arvis/config';
 import { KafkaBatchTransport } from '@arvis/kafka';
 import type { KafkaSettings } from '@arvis/config';
 import { PinoLogger } from './pino-logger';
@@ -79,5 +79,8 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
   );
   await startInOrder(app, () => app.get(ServiceRuntime).startRelay(), opts.httpPort(config), opts.httpHost(config));
   logger.log(`${opts.service} ready on http://127.0.0.1:${opts.httpPort(config)}`, 'Bootstrap');
+  const kafka = opts.kafka(config);
+  // Which principal this process acts as (never the password): the broker's ACLs are per principal.
+  logger.log(`Kafka ${kafka.brokers.join(',')}: ${describeKafkaSecurity(kafka.security)}`, 'Bootstrap');
   return app;
 }

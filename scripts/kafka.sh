@@ -4,11 +4,13 @@
 # Settings (env): KAFKA_PORT (9092), KAFKA_CONTROLLER_PORT (19093), KAFKA_DATA_DIR (.data/kafka),
 #                 KAFKA_HEAP (-Xmx512m -Xms256m), KAFKA_START_TIMEOUT_S (60)
 # The secured broker (*-secure; docs/kafka-security.md) is a second, throwaway one beside the
-# plaintext broker: a SASL_PLAINTEXT listener (SCRAM-SHA-512), the KRaft StandardAuthorizer, no
-# access without an ACL. start-secure formats it afresh every time, with the SCRAM users named.
+# plaintext broker: a SASL_SSL listener (SCRAM-SHA-512 over TLS), the KRaft StandardAuthorizer, no
+# access without an ACL. start-secure formats it afresh every time, with the SCRAM users named,
+# and a fresh self-signed certificate for 127.0.0.1, whose PEM clients trust: <data>/run/tls/ca.pem.
 #   KAFKA_SECURE_PORT (9095), KAFKA_SECURE_CONTROLLER_PORT (19095), KAFKA_SECURE_DATA_DIR
 #   (.data/kafka-secure), KAFKA_SECURE_ADMIN_PASSWORD (admin-secret: local use only),
-#   KAFKA_SECURE_USERS ("name=password name2=password2": SCRAM-SHA-512 users besides admin)
+#   KAFKA_SECURE_USERS ("name=password name2=password2": SCRAM-SHA-512 users besides admin),
+#   KAFKA_SECURE_TLS (true; false: SASL_PLAINTEXT)
 #   acl-secure ARGS: kafka.admin.AclCommand as admin against it, e.g.
 #   acl-secure --add --allow-principal User:analyst --operation Read --topic arvis.journal
 set -euo pipefail
@@ -35,6 +37,31 @@ use_secure() {
   PIDFILE="$RUN/kafka.pid"
   LOG="$RUN/kafka.log"
   ADMIN_PASSWORD="${KAFKA_SECURE_ADMIN_PASSWORD:-admin-secret}"
+  if [[ "${KAFKA_SECURE_TLS:-true}" == true ]]; then PROTO=SASL_SSL; else PROTO=SASL_PLAINTEXT; fi
+  TLS="$RUN/tls"
+  STOREPASS=local-only-store
+}
+
+# A self-signed EC certificate for 127.0.0.1 (openssl: no JVM start): the broker's key store,
+# and as PEM both the broker's trust store (it talks to itself over the listener) and the clients'.
+make_tls() {
+  command -v openssl >/dev/null || { say "openssl not found: install it, or KAFKA_SECURE_TLS=false"; exit 1; }
+  mkdir -p "$TLS"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 7 -subj /CN=127.0.0.1 \
+    -addext subjectAltName=IP:127.0.0.1,DNS:localhost -keyout "$TLS/broker-key.pem" -out "$TLS/ca.pem" 2>/dev/null
+  openssl pkcs12 -export -name broker -in "$TLS/ca.pem" -inkey "$TLS/broker-key.pem" -out "$TLS/broker.p12" -passout "pass:$STOREPASS"
+}
+
+tls_config() {
+  [[ "$PROTO" == SASL_SSL ]] || return 0
+  cat <<PROPS
+ssl.keystore.location=$TLS/broker.p12
+ssl.keystore.type=PKCS12
+ssl.keystore.password=$STOREPASS
+ssl.key.password=$STOREPASS
+ssl.truststore.location=$TLS/ca.pem
+ssl.truststore.type=PEM
+PROPS
 }
 
 say() { printf '[kafka] %s\n' "$*" >&2; }
@@ -66,16 +93,19 @@ listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
 PROPS
     return
   fi
-  # Clients authenticate with SCRAM on SASL_PLAINTEXT. The controller listener stays PLAINTEXT on
-  # loopback; its principal (ANONYMOUS) is a super user, as admin is. Everyone else needs an ACL.
+  # Clients authenticate with SCRAM (over TLS unless KAFKA_SECURE_TLS=false). The controller
+  # listener stays PLAINTEXT on loopback; its principal (ANONYMOUS) is a super user, as admin is.
+  # Everyone else needs an ACL.
+  local name; name="$(tr '[:upper:]' '[:lower:]' <<<"$PROTO")"
   cat <<PROPS
-listeners=SASL_PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CPORT
-advertised.listeners=SASL_PLAINTEXT://127.0.0.1:$PORT
-inter.broker.listener.name=SASL_PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
+listeners=$PROTO://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CPORT
+advertised.listeners=$PROTO://127.0.0.1:$PORT
+inter.broker.listener.name=$PROTO
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,$PROTO:$PROTO
 sasl.enabled.mechanisms=SCRAM-SHA-512
 sasl.mechanism.inter.broker.protocol=SCRAM-SHA-512
-listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="$ADMIN_PASSWORD";
+listener.name.$name.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="$ADMIN_PASSWORD";
+$(tls_config)
 authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
 super.users=User:admin;User:ANONYMOUS
 allow.everyone.if.no.acl.found=false
@@ -84,6 +114,7 @@ PROPS
 
 write_config() {
   mkdir -p "$RUN" "$DATA/log"
+  if [[ "$SECURE" == true && "$PROTO" == SASL_SSL ]]; then make_tls; fi
   cat > "$RUN/server.properties" <<PROPS
 process.roles=broker,controller
 node.id=1
@@ -103,10 +134,13 @@ delete.topic.enable=true
 PROPS
   if [[ "$SECURE" == true ]]; then
     cat > "$RUN/admin.properties" <<PROPS
-security.protocol=SASL_PLAINTEXT
+security.protocol=$PROTO
 sasl.mechanism=SCRAM-SHA-512
 sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="$ADMIN_PASSWORD";
 PROPS
+    if [[ "$PROTO" == SASL_SSL ]]; then
+      printf 'ssl.truststore.location=%s\nssl.truststore.type=PEM\n' "$TLS/ca.pem" >> "$RUN/admin.properties"
+    fi
   fi
   cat > "$RUN/simplelogger.properties" <<PROPS
 org.slf4j.simpleLogger.defaultLogLevel=warn

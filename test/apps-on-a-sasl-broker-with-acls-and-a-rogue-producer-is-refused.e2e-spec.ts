@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
@@ -7,11 +8,12 @@ import { createKafka, createProducer } from '@arvis/kafka';
 import { aclTable, applyAcls, type AclRole } from '../scripts/kafka-acls';
 import { groupOf } from './support/environment';
 import { Harness } from './support/harness';
-import { ROOT } from './support/services';
+import { DATA, ROOT } from './support/services';
 import { Stack } from './support/stack';
 
-// A second broker beside the suite's plaintext one: SASL SCRAM-SHA-512, the StandardAuthorizer,
-// nothing allowed without an ACL (scripts/kafka.sh start-secure; docs/kafka-security.md).
+// A second broker beside the suite's plaintext one: SASL SCRAM-SHA-512 over TLS (a self-signed
+// certificate made at start), the StandardAuthorizer, nothing allowed without an ACL
+// (scripts/kafka.sh start-secure; docs/kafka-security.md).
 const PORT = process.env.KAFKA_SECURE_PORT ?? '9095';
 const BROKERS = [`127.0.0.1:${PORT}`];
 const CLI = join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js');
@@ -19,13 +21,25 @@ const ADMIN_PASSWORD = 'admin-secret-for-the-spec';
 const USERS = ['authorizer', 'dispatcher', 'producer', 'analyst', 'rogue'] as const;
 type User = (typeof USERS)[number] | 'admin';
 const passwordOf = (u: User) => (u === 'admin' ? ADMIN_PASSWORD : `${u}-pw-${PORT}`);
-const as = (u: User): KafkaSecurity => ({ sasl: { mechanism: 'scram-sha-512', username: u, password: passwordOf(u) } });
-const saslEnv = (u: User) => ({ KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: u, KAFKA_SASL_PASSWORD: passwordOf(u) });
+const CA_FILE = join(process.env.KAFKA_SECURE_DATA_DIR ?? join(DATA, 'kafka-secure'), 'run', 'tls', 'ca.pem');
+// Read after the broker has made it (each start makes a new one).
+const as = (u: User): KafkaSecurity => ({
+  ssl: { ca: [readFileSync(CA_FILE, 'utf8')] },
+  sasl: { mechanism: 'scram-sha-512', username: u, password: passwordOf(u) },
+});
+const saslEnv = (u: User) => ({
+  KAFKA_TLS: 'true',
+  KAFKA_TLS_CA_FILE: CA_FILE,
+  KAFKA_SASL_MECHANISM: 'scram-sha-512',
+  KAFKA_SASL_USERNAME: u,
+  KAFKA_SASL_PASSWORD: passwordOf(u),
+});
 // The table's roles, each granted to its own user; the relay role runs inside both services here.
 const PRINCIPALS: Record<AclRole, string[]> = { authorizer: ['User:authorizer'], dispatcher: ['User:dispatcher'], relay: [], producer: ['User:producer'], analyst: ['User:analyst'] };
 
 const brokerEnv = {
   ...process.env,
+  KAFKA_SECURE_TLS: 'true',
   KAFKA_SECURE_ADMIN_PASSWORD: ADMIN_PASSWORD,
   KAFKA_SECURE_USERS: USERS.map((u) => `${u}=${passwordOf(u)}`).join(' '),
 };
@@ -39,7 +53,7 @@ function brokerErrorType(e: unknown): string | undefined {
   return undefined;
 }
 
-describe('the apps on a SASL broker with ACLs, each as its own principal', () => {
+describe('the apps on a SASL (SCRAM over TLS) broker with ACLs, each as its own principal', () => {
   let stack: Stack;
   let h: Harness;
 

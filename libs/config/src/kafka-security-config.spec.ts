@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { commonEnvShape, commonSettings } from './common-config';
-import { kafkaTopicEnvShape, kafkaTopicSettings } from './kafka-security-config';
+import { describeKafkaSecurity, kafkaTopicEnvShape, kafkaTopicSettings } from './kafka-security-config';
 import { ConfigError, loadConfig } from './load-config';
 
 const dir = mkdtempSync(join(tmpdir(), 'arvis-kafka-security-'));
@@ -60,6 +60,12 @@ describe('Kafka security settings', () => {
     ['a CA file that does not exist', { KAFKA_TLS: 'true', KAFKA_TLS_CA_FILE: missing }, `KAFKA_TLS_CA_FILE: cannot read ${missing}`],
   ])('refuse %s, naming the problem', (_case, env, expected) => {
     expect(problems(env).join('\n')).toContain(expected);
+  });
+
+  it('are described for the logs by principal, never by password', () => {
+    const s = kafkaOf({ ...scram, KAFKA_SASL_PASSWORD: 'pw-not-logged', KAFKA_TLS: 'true' }).security;
+    expect(describeKafkaSecurity(s)).toBe('SASL scram-sha-512 as authorizer, TLS');
+    expect(describeKafkaSecurity({})).toBe('no SASL, no TLS');
   });
 
   it('refuse an unknown mechanism', () => {

@@ -40,7 +40,13 @@ async function main(): Promise<void> {
   console.log(`[topics] ${created.length ? `created ${created.join(', ')}` : 'all present'}`);
 }
 
+/** kafkajs gathers the broker's refusal of each topic under one "Topic creation errors". */
+function reasons(e: Error): string {
+  const each = (e as { errors?: { topic?: string; type?: string; message?: string }[] }).errors ?? [];
+  return [e.message, ...each.map((t) => `${t.topic}: ${t.type ?? ''} ${t.message ?? ''}`.trim())].join('\n  ');
+}
+
 main().catch((e: Error) => {
-  console.error(`[topics] ${e.message}`);
+  console.error(`[topics] ${reasons(e)}`);
   process.exit(e instanceof ConfigError ? 78 : 1);
 });

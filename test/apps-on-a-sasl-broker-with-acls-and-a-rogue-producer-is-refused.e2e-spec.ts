@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Kafka, logLevel } from 'kafkajs';
+import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import type { KafkaSecurity } from '@arvis/config';
 import { createKafka, createProducer } from '@arvis/kafka';
 import { groupOf } from './support/environment';
@@ -124,5 +124,29 @@ describe('the apps on a SASL (SCRAM over TLS) broker with ACLs, each as its own 
     } finally {
       await admin.disconnect();
     }
+  });
+  it('creates topics as the admin (npm run topics) with the configured min.insync.replicas, and refuses a replication factor the brokers cannot meet', async () => {
+    const createTopics = (prefix: string, replicas: string) =>
+      promisify(execFile)(process.execPath, [join(ROOT, 'dist', 'scripts', 'create-topics.js')], {
+        env: { PATH: process.env.PATH ?? '', KAFKA_BROKERS: BROKERS.join(','), ARVIS_TOPIC_PREFIX: prefix, ...saslEnv('admin'), KAFKA_TOPIC_REPLICATION_FACTOR: replicas, KAFKA_TOPIC_MIN_INSYNC_REPLICAS: '1', TOPIC_PARTITIONS: '1' },
+        timeout: 60_000,
+      }).then(() => 'created', (e: { code?: number; stderr?: string }) => `exit ${e.code}: ${e.stderr ?? ''}`);
+    expect(await createTopics(`${stack.env.topicPrefix}isr.`, '1')).toBe('created');
+    const admin = createKafka({ brokers: BROKERS, security: as('admin'), clientId: 'securekafka-configs' }).admin();
+    await admin.connect();
+    try {
+      const { resources } = await admin.describeConfigs({
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: `${stack.env.topicPrefix}isr.arvis.intents`, configNames: ['min.insync.replicas'] }],
+        includeSynonyms: false,
+      });
+      // Set on the topic itself, not the broker's default.
+      expect(resources[0].configEntries.map((c) => [c.configName, c.configValue, c.isDefault])).toEqual([['min.insync.replicas', '1', false]]);
+    } finally {
+      await admin.disconnect();
+    }
+    // One broker cannot hold two replicas: the broker refuses, the script exits 1 naming why.
+    const refused = await createTopics(`${stack.env.topicPrefix}rf2.`, '2');
+    expect(refused).toMatch(/^exit 1: /);
+    expect(refused).toMatch(/\[topics\] Topic creation errors\n(.*\n)*  \S+\.arvis\.intents: INVALID_REPLICATION_FACTOR/);
   });
 });

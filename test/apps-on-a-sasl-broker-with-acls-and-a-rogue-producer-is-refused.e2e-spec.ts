@@ -13,7 +13,10 @@ import { Stack } from './support/stack';
 // A second broker beside the suite's plaintext one: SASL SCRAM-SHA-512 over TLS (a self-signed
 // certificate made at start), the StandardAuthorizer, nothing allowed without an ACL
 // (scripts/kafka.sh start-secure; docs/kafka-security.md).
-const PORT = process.env.KAFKA_SECURE_PORT ?? '9095';
+// Shifted like the apps' ports (ARVIS_TEST_PORT_OFFSET), so two checkouts' suites do not collide.
+const OFFSET = Number(process.env.ARVIS_TEST_PORT_OFFSET ?? 0);
+const PORT = process.env.KAFKA_SECURE_PORT ?? String(9095 + OFFSET);
+const CONTROLLER_PORT = process.env.KAFKA_SECURE_CONTROLLER_PORT ?? String(19095 + OFFSET);
 const BROKERS = [`127.0.0.1:${PORT}`];
 const CLI = join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js');
 const ADMIN_PASSWORD = 'admin-secret-for-the-spec';
@@ -40,6 +43,8 @@ const PRINCIPALS = { relay: [] as string[] };
 const brokerEnv = {
   ...process.env,
   KAFKA_SECURE_TLS: 'true',
+  KAFKA_SECURE_PORT: PORT,
+  KAFKA_SECURE_CONTROLLER_PORT: CONTROLLER_PORT,
   KAFKA_SECURE_ADMIN_PASSWORD: ADMIN_PASSWORD,
   KAFKA_SECURE_USERS: USERS.map((u) => `${u}=${passwordOf(u)}`).join(' '),
 };

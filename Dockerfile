@@ -3,7 +3,10 @@
 #   node dist/apps/authorizer/src/main.js       node dist/scripts/migrate.js
 #   node dist/apps/dispatcher/src/main.js       node dist/scripts/create-topics.js
 #   node dist/scripts/demo-producer.js
-ARG NODE_IMAGE=node:20-bookworm-slim
+# The same Node as scripts/lib.sh's NODE_VERSION (CI and the local scripts), by exact tag (ADR 0040).
+# A tag can be re-pushed; pin the digest too (node:24.22.3-bookworm-slim@sha256:...) where a
+# registry can be reached to look it up (not from the project's build machines).
+ARG NODE_IMAGE=node:24.22.3-bookworm-slim
 
 # ---- build: all dependencies, prisma generate, tsc --------------------------------------------
 FROM ${NODE_IMAGE} AS build

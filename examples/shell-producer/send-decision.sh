@@ -10,6 +10,10 @@
 #   ISSUER         the token's iss; must be in the authorizer's TRUSTED_ISSUERS with alg EdDSA
 #   ISSUER_KEY_FILE that issuer's Ed25519 private key (PEM, PKCS#8)
 #   PRINCIPAL [alice]  TENANT [acme]  SERVICE_ID [shell-producer]  SESSION_ID ['']  TOKEN_TTL_S [300]
+#   AUDIENCE ['']   the aud claim: set it to the issuer's audience.decisions when the entry has one
+#   TOKEN_TYPE [JWT] the typ header: one of the issuer's tokenTypes when the entry lists them
+#   The token carries iat (now), so an issuer's maxTokenAgeS is met; the principal the system
+#   records is (ISSUER, PRINCIPAL). The authorizer keeps the token's SHA-256, never the token.
 #   TOOL [notes.append]  PAYLOAD_JSON [{"text":"hello from bash"}]  RISK_SCORE [0.1]
 #   RUN_ID [run-<time>-<pid>]  DECISION_ID [<RUN_ID>:d1]  CAUSAL_ID [c1]
 # Output: `delivered partition=<p> offset=<o>` for the decision, then the journal entry (one JSON line).
@@ -33,7 +37,8 @@ PRINCIPAL=${PRINCIPAL:-alice} TENANT=${TENANT:-acme} SERVICE_ID=${SERVICE_ID:-sh
 SESSION_ID=${SESSION_ID:-} CAUSAL_ID=${CAUSAL_ID:-c1} TOOL=${TOOL:-notes.append}
 # Identifiers may not hold control characters at all (the contract refuses them), so they are
 # refused here, in this shell, rather than escaped.
-for name in ISSUER PRINCIPAL TENANT SERVICE_ID SESSION_ID RUN_ID DECISION_ID CAUSAL_ID TOOL; do
+AUDIENCE=${AUDIENCE:-} TOKEN_TYPE=${TOKEN_TYPE:-JWT}
+for name in ISSUER PRINCIPAL TENANT SERVICE_ID SESSION_ID RUN_ID DECISION_ID CAUSAL_ID TOOL AUDIENCE TOKEN_TYPE; do
   [[ ${!name} != *[$'\x01'-$'\x1f']* ]] || die "$name holds a control character"
 done
 
@@ -49,11 +54,11 @@ trap 'rm -rf "$tmp"; if [[ -n ${reader:-} ]]; then kill "$reader" 2>/dev/null ||
 
 # The identity token: header.claims signed with Ed25519 over the ASCII of "header.claims" (RFC 8037).
 now=$(date +%s)
-header=$(printf '{"alg":"EdDSA","typ":"JWT"}' | b64url)
-claims=$(printf '{"iss":%s,"sub":%s,"tenant":%s,"azp":%s,"acr":"mfa","roles":[],"iat":%d,"exp":%d%s}' \
+header=$(printf '{"alg":"EdDSA","typ":%s}' "$(json_str "$TOKEN_TYPE")" | b64url)
+claims=$(printf '{"iss":%s,"sub":%s,"tenant":%s,"azp":%s,"acr":"mfa","roles":[],"iat":%d,"exp":%d%s%s}' \
   "$(json_str "$ISSUER")" "$(json_str "$PRINCIPAL")" "$(json_str "$TENANT")" \
   "$(json_str "$SERVICE_ID")" "$now" "$((now + ${TOKEN_TTL_S:-300}))" \
-  "${SESSION_ID:+,\"sid\":$(json_str "$SESSION_ID")}" | b64url)
+  "${SESSION_ID:+,\"sid\":$(json_str "$SESSION_ID")}" "${AUDIENCE:+,\"aud\":$(json_str "$AUDIENCE")}" | b64url)
 printf '%s.%s' "$header" "$claims" > "$tmp/signing-input"
 openssl pkeyutl -sign -inkey "$ISSUER_KEY_FILE" -rawin -in "$tmp/signing-input" -out "$tmp/signature" \
   || die "openssl could not sign with $ISSUER_KEY_FILE (an Ed25519 key and OpenSSL 3 are needed)"

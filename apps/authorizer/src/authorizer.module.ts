@@ -21,8 +21,10 @@ import { ParkDecisionStep } from './park-decision/park-decision.step';
 import { RecordInboxStep } from './record-inbox/record-inbox.step';
 import { DecisionsConsumer } from './receive-decisions/decisions.consumer';
 import { ReceiveDecisionsService } from './receive-decisions/receive-decisions.service';
+import { PruneRecordsService } from './prune-records/prune-records.service';
 import { SubmitRetriesService } from './submit-retries/submit-retries.service';
 import { VerifyIdentityService } from './verify-identity/verify-identity.service';
+import { ADMIN_CONTROLLERS, ADMIN_PROVIDERS } from './admin-guard/admin-api';
 
 @Module({})
 export class AuthorizerModule {
@@ -36,7 +38,7 @@ export class AuthorizerModule {
     return {
       module: AuthorizerModule,
       imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot(config), LifecycleModule],
-      controllers: [DecisionsConsumer, ConfirmationsController],
+      controllers: [DecisionsConsumer, ConfirmationsController, ...ADMIN_CONTROLLERS],
       providers: [
         { provide: AUTHORIZER_CONFIG, useValue: config },
         { provide: AuthorizerFaultPoints, useValue: hasFaults(config.faults) ? new ConfiguredAuthorizerFaults(config.faults) : NO_AUTHORIZER_FAULTS },
@@ -56,6 +58,8 @@ export class AuthorizerModule {
         ListConfirmationsService,
         ApproverGuard,
         ResumeConfirmationsService,
+        PruneRecordsService,
+        ...ADMIN_PROVIDERS,
       ],
     };
   }

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { EffectBoundary } from '@arvis/contracts';
 import { parseTimePoint, type TimePoint } from './report-outcomes/report-window';
+import { ADMIN_USAGE, adminRequestOf, AdminUsage, type AdminRequest } from './administer/admin-request';
 
 export const USAGE = `Usage: npm run cli -- <command> [options] [--json]
 
@@ -24,11 +25,16 @@ Commands:
                     T is ISO 8601 (zone required with a time) or a span back from now (90s, 15m, 1h, 7d);
                     default the last 24 h; --html also writes one self-contained page with charts
 
+Operator acts, through the authorizer's admin API (ADMIN_URL, ADMIN_TOKEN: a token with the
+admin role; each act is journaled naming its issuer and subject; docs/operations.md):
+${ADMIN_USAGE}
+
 Options:
   --json            one JSON document on stdout (tail: one JSON line per entry)
   --help            this text
 
-Exit codes: 0 ok, 1 usage or configuration error, 2 tampering or mismatch found, 3 unknown run.
+Exit codes: 0 ok, 1 usage or configuration error, 2 tampering or mismatch found, 3 unknown run,
+4 the admin API refused the act.
 Configuration: DATABASE_URL, KAFKA_BROKERS, ARVIS_TOPIC_PREFIX, ARVIS_TOOL_PACKAGES (as for the
 services); JOURNAL_CHECKPOINT_VERIFICATION_KEYS (JSON {keyId: Ed25519 public key}) for --from-topic
 and --against-topic. --from-topic and catalog read no DATABASE_URL.`;
@@ -52,7 +58,8 @@ export type Command =
   | { name: 'verify'; source: VerifySource }
   | { name: 'catalog' }
   | { name: 'outbox'; quarantined: true }
-  | { name: 'report'; since?: TimePoint; until?: TimePoint; htmlFile?: string };
+  | { name: 'report'; since?: TimePoint; until?: TimePoint; htmlFile?: string }
+  | { name: 'admin'; request: AdminRequest };
 
 /** What verify checks: the database alone, the topic alone, or the one against the other. */
 export type VerifySource = 'database' | 'topic' | 'database-against-topic';
@@ -77,10 +84,15 @@ const OPTIONS = {
   html: { type: 'string' },
   'from-topic': { type: 'boolean' },
   'against-topic': { type: 'boolean' },
+  note: { type: 'string' },
+  'session-id': { type: 'string' },
+  'session-hash': { type: 'string' },
+  outcome: { type: 'string' },
 } as const;
 
 const TAIL_ONLY = ['tenant', 'tool', 'boundary', 'run', 'from-beginning', 'limit'] as const;
 const REPORT_ONLY = ['since', 'until', 'html'] as const;
+const ADMIN_ONLY = ['note', 'session-id', 'session-hash', 'outcome'] as const;
 
 /** Parses argv (without node and the script); throws UsageError with a message for the user. */
 export function parseCommandLine(argv: string[]): CommandLine {
@@ -101,6 +113,8 @@ export function parseCommandLine(argv: string[]): CommandLine {
   }
   const notForReport = name === 'report' ? [] : REPORT_ONLY.filter((o) => values[o] !== undefined);
   if (notForReport.length > 0) throw new UsageError(`--${notForReport[0]} applies to report only`);
+  const notForAdmin = name === 'admin' ? [] : ADMIN_ONLY.filter((o) => values[o] !== undefined);
+  if (notForAdmin.length > 0) throw new UsageError(`--${notForAdmin[0]} applies to admin only`);
   if (name !== 'outbox' && values.quarantined !== undefined) throw new UsageError('--quarantined applies to outbox only');
   if (name !== 'verify' && (values['from-topic'] !== undefined || values['against-topic'] !== undefined)) {
     throw new UsageError('--from-topic and --against-topic apply to verify only');
@@ -136,6 +150,8 @@ export function parseCommandLine(argv: string[]): CommandLine {
     case 'report':
       noMore();
       return { command: reportCommand(values), json };
+    case 'admin':
+      return { command: adminCommand(rest, values), json };
     default:
       throw new UsageError(`unknown command: ${name}`);
   }
@@ -170,4 +186,16 @@ function reportCommand(values: { since?: string; until?: string; html?: string }
   };
   if (values.html !== undefined && values.html.trim() === '') throw new UsageError('--html needs a file name');
   return { name: 'report', since: point('since'), until: point('until'), ...(values.html !== undefined ? { htmlFile: values.html } : {}) };
+}
+
+function adminCommand(rest: string[], values: { note?: string; 'session-id'?: string; 'session-hash'?: string; outcome?: string }): Extract<Command, { name: 'admin' }> {
+  const [action, ...args] = rest;
+  if (action === undefined) throw new UsageError('admin needs an action');
+  try {
+    const request = adminRequestOf(action, args, { note: values.note, sessionId: values['session-id'], sessionHash: values['session-hash'], outcome: values.outcome });
+    return { name: 'admin', request };
+  } catch (e) {
+    if (e instanceof AdminUsage) throw new UsageError(e.message);
+    throw e;
+  }
 }

@@ -36,15 +36,28 @@ const CheckpointKeys = envJson(
 export interface CliNeeds {
   database: boolean;
   checkpointKeys: boolean;
+  /** `admin`: the authorizer's base URL and the operator's bearer token. */
+  admin?: boolean;
 }
+
+const AdminEnv = {
+  ADMIN_URL: z.url({ protocol: /^https?$/, error: 'ADMIN_URL must be the authorizer\'s http(s) base URL, e.g. http://127.0.0.1:3001' }),
+  ADMIN_TOKEN: z.string({ error: 'ADMIN_TOKEN (the operator\'s bearer token, with the admin role) is required' }).min(1),
+};
 
 export function loadCliConfig(env?: Record<string, string | undefined>, needs: CliNeeds = { database: true, checkpointKeys: false }) {
   const schema = z.object({
     ...TopicEnv,
     ...(needs.database ? { DATABASE_URL: commonEnvShape.DATABASE_URL } : {}),
     ...(needs.checkpointKeys ? { JOURNAL_CHECKPOINT_VERIFICATION_KEYS: CheckpointKeys } : {}),
+    ...(needs.admin ? AdminEnv : {}),
   });
-  const e = loadConfig(schema, env) as z.output<typeof schema> & { DATABASE_URL?: string; JOURNAL_CHECKPOINT_VERIFICATION_KEYS?: VerificationKeyring };
+  const e = loadConfig(schema, env) as z.output<typeof schema> & {
+    DATABASE_URL?: string;
+    JOURNAL_CHECKPOINT_VERIFICATION_KEYS?: VerificationKeyring;
+    ADMIN_URL?: string;
+    ADMIN_TOKEN?: string;
+  };
   const { security, issues } = kafkaSecurity(e);
   if (issues.length > 0) throw new ConfigError(issues);
   const brokers = e.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean);
@@ -56,6 +69,7 @@ export function loadCliConfig(env?: Record<string, string | undefined>, needs: C
     topics: topicsFor(e.ARVIS_TOPIC_PREFIX),
     checkpointKeys: e.JOURNAL_CHECKPOINT_VERIFICATION_KEYS ?? (new Map() as VerificationKeyring),
     toolPackages: e.ARVIS_TOOL_PACKAGES,
+    admin: e.ADMIN_URL !== undefined && e.ADMIN_TOKEN !== undefined ? { url: e.ADMIN_URL, token: e.ADMIN_TOKEN } : undefined,
   };
 }
 

@@ -6,6 +6,7 @@ import { loadCliConfig, type CliConfig, type CliNeeds } from './cli.config';
 import { parseCommandLine, UsageError, USAGE, type Command } from './cli-args';
 import { createPrinter, type Printer } from './output';
 import { describeCatalog, renderCatalog } from './list-catalog/list-catalog.service';
+import { renderAdminAnswer, sendAdminRequest } from './administer/administer.service';
 import { ListQuarantinedService, renderQuarantined } from './list-quarantined/list-quarantined.service';
 import { renderReportHtml } from './report-outcomes/render-html';
 import { renderReportText } from './report-outcomes/render-text';
@@ -17,7 +18,7 @@ import { renderVerify, VerifyJournalService } from './verify-journal/verify-jour
 import { renderAgainstTopic, renderTopicVerify, VerifyJournalTopicService } from './verify-journal-topic/verify-journal-topic.service';
 
 /** Exit codes: scripts tell "tampered" from "could not run" from "no such run". */
-export const EXIT = { ok: 0, usage: 1, broken: 2, unknownRun: 3 } as const;
+export const EXIT = { ok: 0, usage: 1, broken: 2, unknownRun: 3, refused: 4 } as const;
 
 /**
  * Plain `pg` with SQL, not Prisma: every query here is a read (the CLI never changes the
@@ -30,7 +31,9 @@ function readOnlyPool(config: CliConfig): Pool {
   const pool = new Pool({ connectionString: config.databaseUrl, max: 2, application_name: 'arvis-cli', options: '-c default_transaction_read_only=on' });
   // A dropped idle connection must not kill a long `tail`; the next query reports the outage.
   // (Inline, not @arvis/persistence: that would load Prisma's client, see above.)
-  pool.on('error', (e: Error) => process.stderr.write(`database connection lost: ${e.message}\n`));
+  // Checked-out clients too: see handlePoolErrors in libs/persistence/src/pg-errors.ts.
+  pool.on('connect', (client) => client.on('error', (e: Error) => process.stderr.write(`database connection lost: ${e.message}\n`)));
+  pool.on('error', () => undefined);
   return pool;
 }
 
@@ -111,6 +114,11 @@ async function execute(command: Exclude<Command, { name: 'help' }>, config: CliC
       });
     case 'report':
       return withPool(config, (db) => reportOutcomes(db, command, out));
+    case 'admin': {
+      const answer = await sendAdminRequest(config.admin!.url, config.admin!.token, command.request);
+      print(answer, () => renderAdminAnswer(command.request, answer));
+      return answer.status >= 200 && answer.status < 300 ? EXIT.ok : answer.status >= 400 && answer.status < 500 ? EXIT.refused : EXIT.usage;
+    }
   }
 }
 
@@ -139,8 +147,9 @@ async function verify(source: Extract<Command, { name: 'verify' }>['source'], co
 function needsOf(command: Exclude<Command, { name: 'help' }>): CliNeeds {
   const source = command.name === 'verify' ? command.source : undefined;
   return {
-    database: command.name !== 'tail' && command.name !== 'catalog' && source !== 'topic',
+    database: command.name !== 'tail' && command.name !== 'catalog' && command.name !== 'admin' && source !== 'topic',
     checkpointKeys: source === 'topic' || source === 'database-against-topic',
+    admin: command.name === 'admin',
   };
 }
 

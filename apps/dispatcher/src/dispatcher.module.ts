@@ -19,7 +19,7 @@ import { IntentsConsumer } from './dispatch-intents/intents.consumer';
 import { RecoverEffectsService } from './recover-effects/recover-effects.service';
 import { RunToolService } from './run-tool/run-tool.service';
 import { TOOL_BODIES, toolBodies } from './tools/tool-body';
-import { ToolDatabase } from './tools/tool-database';
+import { ToolDatabases } from './tools/tool-database';
 
 @Module({})
 export class DispatcherModule {
@@ -37,11 +37,13 @@ export class DispatcherModule {
         { provide: DISPATCHER_CONFIG, useValue: config },
         // Logged once the service's logger is in place: the fingerprint intents are checked against.
         { provide: ToolCatalog, useFactory: () => announced(tools) },
+        // Checked here, with the packages known: a URL for a package not loaded stops start-up.
+        { provide: ToolDatabases, useValue: new ToolDatabases(tools.packages.map((p) => p.name), config.toolDatabase) },
         {
-          provide: ToolDatabase,
-          useFactory: () => new ToolDatabase({ connectionString: config.database.url, max: config.toolPoolSize }),
+          provide: TOOL_BODIES,
+          useFactory: (dbs: ToolDatabases) => toolBodies(tools, (name) => dbs.forPackage(name)),
+          inject: [ToolDatabases],
         },
-        { provide: TOOL_BODIES, useFactory: (db: ToolDatabase) => toolBodies(tools, db), inject: [ToolDatabase] },
         { provide: FaultPoints, useValue: hasFaults(config.faults) ? new ConfiguredFaults(config.faults) : NO_FAULTS },
         RunToolService,
         RequestRetriesService,

@@ -33,6 +33,8 @@ export const commonEnvShape = {
   KAFKA_PARTITIONS_CONCURRENCY: envInt(3, 1, 64),
   KAFKA_MAX_BATCH_BYTES: envInt(1048576, 1024),
   ...kafkaSecurityEnvShape,
+  /** kafkajs's retries per connection attempt of the consumer; start-up itself retries without end. */
+  KAFKA_CONNECT_RETRIES: envInt(10, 0, 100),
   /** Prefix for every topic name; fault specs use their own. */
   ARVIS_TOPIC_PREFIX: z.preprocess((v) => (v === undefined ? '' : v), z.string().regex(/^[A-Za-z0-9._-]*$/)),
   RELAY_ENABLED: envBool(true),
@@ -90,6 +92,7 @@ export interface KafkaSettings {
   maxHandlerAttempts: number;
   /** SASL and TLS of every client this process builds (ADR 0033); empty: plaintext, no authentication. */
   security: KafkaSecurity;
+  connectRetries: number;
 }
 
 export interface DatabaseSettings {
@@ -190,6 +193,7 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
       maxBatchBytes: env.KAFKA_MAX_BATCH_BYTES,
       maxHandlerAttempts: env.CONSUMER_MAX_HANDLER_ATTEMPTS,
       security,
+      connectRetries: env.KAFKA_CONNECT_RETRIES,
     } satisfies KafkaSettings,
     relay: {
       enabled: env.RELAY_ENABLED,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { clipText } from './clip-text';
-import { DecimalString, Identifier, Rfc3339Utc } from './primitives';
+import { DecimalString, Identifier, Rfc3339Utc, Sha256Hex } from './primitives';
 import { ReasonCode, SPEC_VERSION } from './reason-codes';
 
 export const DlqRecordSchema = z.strictObject({
@@ -15,6 +15,12 @@ export const DlqRecordSchema = z.strictObject({
    * on a decision that could not be processed nor journaled. Optional since contracts v2.
    */
   decisionId: Identifier.optional(),
+  /**
+   * SHA-256 (hex) of the decision's identity token, when the dead-lettered message carried one:
+   * the raw copy has `sha256:<this>` where the token was (a bearer token is never copied).
+   * Optional; added after contracts v3 (ADR 0035).
+   */
+  identitySha256: Sha256Hex.optional(),
   detail: z.string(),
   rawBase64: z.string(),
   receivedAt: Rfc3339Utc,
@@ -31,6 +37,7 @@ export interface BuildDlqRecordInput {
   reasonCode: ReasonCode;
   detail: string;
   decisionId?: string;
+  identitySha256?: string;
   raw: Buffer | null;
   receivedAt: Date;
   /**
@@ -59,6 +66,7 @@ export function buildDlqRecord(input: BuildDlqRecordInput): DlqRecord {
     offset: typeof input.offset === 'bigint' ? input.offset.toString() : input.offset,
     reasonCode: input.reasonCode,
     ...(input.decisionId !== undefined ? { decisionId: input.decisionId } : {}),
+    ...(input.identitySha256 !== undefined ? { identitySha256: input.identitySha256 } : {}),
     detail,
     rawBase64: kept.toString('base64'),
     receivedAt: input.receivedAt.toISOString(),

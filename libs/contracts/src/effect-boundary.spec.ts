@@ -12,7 +12,7 @@ describe('effect boundary and journal kinds', () => {
     ]);
   });
 
-  it('lists exactly the seven journal kinds of docs/wire-contract.md', () => {
+  it('lists exactly the eight journal kinds of docs/wire-contract.md', () => {
     expect(JournalKind.options).toEqual([
       'tool_result',
       'authorization_refusal',
@@ -21,6 +21,7 @@ describe('effect boundary and journal kinds', () => {
       'audit_incomplete',
       'confirmation_approved',
       'confirmation_denied',
+      'operator_action',
     ]);
   });
 
@@ -31,5 +32,6 @@ describe('effect boundary and journal kinds', () => {
     expect(isFinalKind('audit_incomplete')).toBe(false);
     expect(isFinalKind('confirmation_approved')).toBe(false);
     expect(isFinalKind('confirmation_denied')).toBe(false);
+    expect(isFinalKind('operator_action')).toBe(false);
   });
 });

@@ -21,6 +21,8 @@ export const JournalKind = z.enum([
   // An approver's verdict on a parked decision, naming the approver (reason codes v3, ADR 0032).
   'confirmation_approved',
   'confirmation_denied',
+  // An operator's act through the admin API, naming the operator (ADR 0036); never final.
+  'operator_action',
 ]);
 export type JournalKind = z.infer<typeof JournalKind>;
 

@@ -67,7 +67,24 @@ const denied: JournalEntryDraft = {
   approver,
 };
 
-const valid = { completed, failed, authRefusal, admissionRefusal, pending, auditIncomplete, approved, denied };
+const operator = { issuer: 'https://idp.example', subject: 'olga' };
+const revoked: JournalEntryDraft = {
+  ...base,
+  kind: 'operator_action',
+  effectBoundary: 'effect_not_started',
+  success: false,
+  operator,
+  action: { name: 'revoke_session', target: 'a'.repeat(64), note: 'leaked laptop' },
+};
+const resolvedCompleted: JournalEntryDraft = {
+  ...revoked,
+  effectBoundary: 'effect_completed',
+  success: true,
+  action: { name: 'resolve_unknown_effect', target: 'd-1', note: 'the bank statement shows it' },
+};
+const resolvedNotStarted: JournalEntryDraft = { ...resolvedCompleted, effectBoundary: 'effect_not_started', success: false };
+
+const valid = { completed, failed, authRefusal, admissionRefusal, pending, auditIncomplete, approved, denied, revoked, resolvedCompleted, resolvedNotStarted };
 
 const violations: Array<[string, Record<string, unknown>]> = [
   ['tool_result success outside effect_completed', { ...completed, effectBoundary: 'effect_failed' }],
@@ -97,6 +114,18 @@ const violations: Array<[string, Record<string, unknown>]> = [
   ['confirmation_denied with another reasonCode', { ...denied, reasonCode: 'confirmation_expired' }],
   ['confirmation_denied as a success', { ...denied, success: true }],
   ['an approver on another kind', { ...pending, approver }],
+  ['operator_action without its operator', { ...revoked, operator: undefined }],
+  ['operator_action without its action', { ...revoked, action: undefined }],
+  ['operator_action with an unknown action', { ...revoked, action: { name: 'drop_table', target: 'x' } }],
+  ['operator_action with an empty target', { ...revoked, action: { name: 'revoke_session', target: '' } }],
+  ['operator_action that is not a resolution past effect_not_started', { ...revoked, effectBoundary: 'effect_completed', success: true }],
+  ['operator_action resolving to effect_failed', { ...resolvedCompleted, effectBoundary: 'effect_failed', success: false }],
+  ['operator_action resolved as completed but not a success', { ...resolvedCompleted, success: false }],
+  ['operator_action resolved as not started but a success', { ...resolvedNotStarted, success: true }],
+  ['operator_action with a reasonCode', { ...revoked, reasonCode: 'audit_incomplete' }],
+  ['operator_action with an output', { ...resolvedCompleted, output: { ok: true } }],
+  ['an operator on another kind', { ...pending, operator }],
+  ['an action on another kind', { ...completed, action: revoked.action }],
 ];
 
 describe('journal kind table', () => {

@@ -15,6 +15,38 @@ export type JournalError = z.infer<typeof JournalErrorSchema>;
 export const JournalApproverSchema = z.strictObject({ issuer: Identifier, subject: Identifier });
 export type JournalApprover = z.infer<typeof JournalApproverSchema>;
 
+/** Who acted through the admin API: the verified token's issuer (`iss`) and subject (`sub`). */
+export const JournalOperatorSchema = z.strictObject({ issuer: Identifier, subject: Identifier });
+export type JournalOperator = z.infer<typeof JournalOperatorSchema>;
+
+/** What an operator did (ADR 0036). */
+export const OperatorActionName = z.enum([
+  'revoke_session',
+  'grant_consent',
+  'withdraw_consent',
+  'allow_egress',
+  'deny_egress',
+  'resolve_unknown_effect',
+  'redrive_dead_letter',
+  'discard_dead_letter',
+  'release_quarantined',
+  'discard_quarantined',
+  'rebind_store',
+]);
+export type OperatorActionName = z.infer<typeof OperatorActionName>;
+
+/**
+ * The act: its name, what it was done to (a session hash, `tenant/principal/consentKey`,
+ * `tenant/provider`, a decision id, `topic/partition/offset`, an outbox seq, a store
+ * fingerprint) and the operator's note.
+ */
+export const JournalOperatorActionSchema = z.strictObject({
+  name: OperatorActionName,
+  target: z.string().min(1).max(600),
+  note: z.string().max(2000).optional(),
+});
+export type JournalOperatorAction = z.infer<typeof JournalOperatorActionSchema>;
+
 /** The one chain today; sharded chains later get other names (docs/journal-topic.md). */
 export const MAIN_JOURNAL_CHAIN = 'main';
 
@@ -53,6 +85,9 @@ const draftShape = {
   deduplicatedOf: Identifier.optional(),
   /** Only on confirmation_approved / confirmation_denied: who decided. */
   approver: JournalApproverSchema.optional(),
+  /** Only on operator_action: who acted, and what they did. */
+  operator: JournalOperatorSchema.optional(),
+  action: JournalOperatorActionSchema.optional(),
   recordedAt: Rfc3339Utc,
 };
 
@@ -64,6 +99,8 @@ interface KindFields {
   reasonCode?: ReasonCode;
   deduplicatedOf?: string;
   approver?: unknown;
+  operator?: unknown;
+  action?: { name: OperatorActionName };
   output?: unknown;
 }
 
@@ -88,6 +125,7 @@ function enforceKindTable<T extends KindFields>(e: T, ctx: z.RefinementCtx<T>): 
   const decided = e.kind === 'confirmation_approved' || e.kind === 'confirmation_denied';
   if (decided && e.approver === undefined) fail('approver', `${e.kind} requires the approver`);
   if (!decided && e.approver !== undefined) fail('approver', 'only an approver\'s verdict names an approver');
+  enforceOperatorAction(e, fail);
   switch (e.kind) {
     case 'tool_result':
       if (e.success) {
@@ -128,6 +166,26 @@ function enforceKindTable<T extends KindFields>(e: T, ctx: z.RefinementCtx<T>): 
       if (e.output !== undefined) fail('output', 'a denial carries no output');
       return;
   }
+}
+
+/**
+ * An operator's act (ADR 0036) is an annotation, never final, and only it names an operator and
+ * an action. A resolution of an unknown effect carries the outcome the operator established
+ * (effect_completed, a success; or effect_not_started); any other act is effect_not_started
+ * (nothing ran because of it).
+ */
+function enforceOperatorAction(e: KindFields, fail: (path: keyof KindFields, message: string) => void): void {
+  if (e.kind !== 'operator_action') {
+    if (e.operator !== undefined || e.action !== undefined) fail('operator', 'only an operator_action names an operator and an action');
+    return;
+  }
+  if (e.operator === undefined || e.action === undefined) fail('operator', 'operator_action requires the operator and the action');
+  const resolution = e.action?.name === 'resolve_unknown_effect';
+  const allowed: EffectBoundary[] = resolution ? ['effect_completed', 'effect_not_started'] : ['effect_not_started'];
+  if (!allowed.includes(e.effectBoundary)) fail('effectBoundary', `operator_action ${e.action?.name ?? ''} requires effectBoundary ${allowed.join(' or ')}`);
+  if (e.success !== (e.effectBoundary === 'effect_completed')) fail('success', 'an operator_action is a success exactly when it resolves an effect as completed');
+  if (e.reasonCode !== undefined || e.error !== undefined) fail('reasonCode', 'an operator_action carries no reasonCode or error');
+  if (e.output !== undefined) fail('output', 'an operator_action carries no output');
 }
 
 export const JournalEntryDraftSchema = z.strictObject(draftShape).superRefine(enforceKindTable);

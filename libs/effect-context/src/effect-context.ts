@@ -25,7 +25,14 @@ export interface VerifiedIdentity {
   serviceId: string;
   sessionId: string | null;
   roles: readonly string[];
+  /**
+   * A key naming the person across issuers (an issuer's `claims.person` mapping, e.g. a verified
+   * email); null when the issuer maps none. The principal itself is (issuer, principal).
+   */
+  person: string | null;
   expiresAt: Date;
+  /** The token's `iat`, when it had one. */
+  issuedAt: Date | null;
 }
 
 /** The one builder, used at authorization and again at admission, so the two can be compared. */

@@ -1,4 +1,4 @@
-import type { EffectBoundary, JournalApprover, JournalEntryDraft, JournalError, ReasonCode, RetryInfo } from '@arvis/contracts';
+import type { EffectBoundary, JournalApprover, JournalEntryDraft, JournalError, JournalOperator, JournalOperatorAction, ReasonCode, RetryInfo } from '@arvis/contracts';
 import type { TraceCarrier } from '@arvis/tracing';
 
 /**
@@ -133,5 +133,58 @@ export function confirmationDecidedEntry(facts: DecisionFacts, verdict: 'approve
     ...common,
     reasonCode: 'confirmation_denied',
     error: { code: 'confirmation_denied', message: 'an approver denied the action' },
+  };
+}
+
+/**
+ * The run every operator act that is about no decision is journaled under (ADR 0036): `cli run
+ * arvis.operator` lists them. Ids starting with `arvis.` are the system's; intake refuses them.
+ */
+export const OPERATOR_RUN_ID = 'arvis.operator';
+/** The `tool` of an operator act about no decision: the admin API itself. */
+export const OPERATOR_TOOL = 'arvis.admin';
+
+/**
+ * The non-final entry of an operator's act through the admin API, naming the operator (ADR 0036).
+ * An act about no decision is its own pseudo-decision `arvis.operator.<actId>` in the run
+ * `arvis.operator`, under the operator's own tenant and subject; it never enters the inbox, so
+ * it never needs a final entry.
+ */
+export function operatorActionEntry(actId: string, operator: JournalOperator & { tenant: string }, action: JournalOperatorAction): JournalDraft {
+  const id = `${OPERATOR_RUN_ID}.${actId}`;
+  return {
+    kind: 'operator_action',
+    decisionId: id,
+    runId: OPERATOR_RUN_ID,
+    causalId: id,
+    tenant: operator.tenant,
+    principal: operator.subject,
+    tool: OPERATOR_TOOL,
+    effectBoundary: 'effect_not_started',
+    success: false,
+    operator: { issuer: operator.issuer, subject: operator.subject },
+    action,
+  };
+}
+
+/**
+ * The operator's resolution of a decision that ended effect_state_unknown: a non-final entry of
+ * that decision, after its final tool_result, carrying the outcome the operator established
+ * outside (effect_completed, or effect_not_started when it did not happen). ADR 0036.
+ */
+export function effectResolvedEntry(
+  facts: CapabilityFacts,
+  outcome: 'effect_completed' | 'effect_not_started',
+  operator: JournalOperator,
+  note: string,
+): JournalDraft {
+  return {
+    kind: 'operator_action',
+    ...capabilityFields(facts),
+    idempotencyKey: facts.idempotencyKey,
+    effectBoundary: outcome,
+    success: outcome === 'effect_completed',
+    operator,
+    action: { name: 'resolve_unknown_effect', target: facts.decisionId, note },
   };
 }

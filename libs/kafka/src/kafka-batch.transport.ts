@@ -79,7 +79,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       heartbeatInterval: settings.heartbeatIntervalMs,
       maxBytes: settings.maxBatchBytes,
       allowAutoTopicCreation: false,
-      retry: { retries: 10, initialRetryTime: 300, maxRetryTime: 5000 },
+      retry: { retries: settings.connectRetries, initialRetryTime: 300, maxRetryTime: 5000 },
     });
     for (const pattern of this.messageHandlers.keys()) {
       if (pattern.endsWith(isolatedPattern(''))) continue;
@@ -87,8 +87,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       if (!topic) throw new Error(`no topic configured for handler pattern "${pattern}"`);
       this.patternByTopic.set(topic, pattern);
     }
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: [...this.patternByTopic.keys()], fromBeginning: true });
+    await this.connectUntilReachable();
     this.consumer.on(this.consumer.events.CRASH, (event) => {
       const { error, restart } = event.payload as { error: Error; restart: boolean };
       if (!restart && !this.closing) this.options.onFatal(error);
@@ -99,6 +98,25 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       partitionsConsumedConcurrently: settings.partitionsConsumedConcurrently,
       eachBatch: (payload) => this.eachBatch(payload),
     });
+  }
+
+  /**
+   * A broker that is down at start-up is a transient fault like any other: the service waits for
+   * it (not ready meanwhile) instead of exiting once kafkajs's retries run out.
+   */
+  private async connectUntilReachable(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.consumer!.connect();
+        await this.consumer!.subscribe({ topics: [...this.patternByTopic.keys()], fromBeginning: true });
+        return;
+      } catch (e) {
+        if (this.closing) throw e;
+        this.log.warn(`broker not reachable at start-up (attempt ${attempt}), waiting: ${(e as Error).message}`);
+        await this.consumer!.disconnect().catch(() => undefined);
+        await sleep(Math.min(5000, 500 * attempt));
+      }
+    }
   }
 
   private async eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {

@@ -24,14 +24,14 @@ export interface InboundMessage {
 /** Where a client connects and how it authenticates (every client here, ADR 0033). */
 export type KafkaConnection = Pick<KafkaSettings, 'brokers'> & { security?: KafkaSecurity };
 
-export function createKafka(settings: KafkaConnection & { clientId: string }): Kafka {
+export function createKafka(settings: KafkaConnection & { clientId: string } & Partial<Pick<KafkaSettings, 'connectRetries'>>): Kafka {
   return new Kafka({
     clientId: settings.clientId,
     brokers: settings.brokers,
     // Passed as kafkajs takes them: SASL (PLAIN or SCRAM) and TLS (own CA, client certificate).
     ...settings.security,
     logLevel: logLevel.WARN,
-    retry: { initialRetryTime: 200, retries: 8, maxRetryTime: 5000 },
+    retry: { initialRetryTime: 200, retries: settings.connectRetries ?? 8, maxRetryTime: 5000 },
     connectionTimeout: 3000,
   });
 }

@@ -14,6 +14,8 @@ export interface ParkRequest {
   principal: string;
   /** The requester token's issuer, shown to approvers. */
   issuer: string;
+  /** The requester's cross-issuer person key (their issuer's `claims.person`), if any (ADR 0035). */
+  person?: string | null;
   tool: string;
   payloadSha256: string;
 }
@@ -26,12 +28,16 @@ export interface ReserveRequest {
   payloadSha256: string;
   principal: string;
   tenant: string;
+  /** The principal is (issuer, subject): a row that kept its issuer is reserved only by the same one. */
+  issuer?: string;
 }
 
 export interface Approver {
   tenant: string;
   principal: string;
   issuer: string;
+  /** Their cross-issuer person key, if their issuer maps one (ADR 0035). */
+  person?: string | null;
 }
 
 /** A confirmation an approver just decided, with what its journal entry names. */
@@ -83,12 +89,12 @@ export class ConfirmationStore {
   async park(tx: Tx, parked: ParkRequest[], requestTtlMs: number): Promise<void> {
     if (parked.length === 0) return;
     const inserted = await tx.$executeRaw`
-      INSERT INTO confirmations (confirmation_id, decision_id, tenant, principal, issuer, tool, payload_sha256, status, expires_at)
-      SELECT v.id, v.decision_id, v.tenant, v.principal, v.issuer, v.tool, v.payload_sha256, 'pending', now() + make_interval(secs => ${requestTtlMs}::float8 / 1000)
+      INSERT INTO confirmations (confirmation_id, decision_id, tenant, principal, issuer, requester_person, tool, payload_sha256, status, expires_at)
+      SELECT v.id, v.decision_id, v.tenant, v.principal, v.issuer, v.person, v.tool, v.payload_sha256, 'pending', now() + make_interval(secs => ${requestTtlMs}::float8 / 1000)
       FROM unnest(${parked.map(() => randomUUID())}::text[], ${parked.map((p) => p.decisionId)}::text[],
                   ${parked.map((p) => p.tenant)}::text[], ${parked.map((p) => p.principal)}::text[], ${parked.map((p) => p.issuer)}::text[],
-                  ${parked.map((p) => p.tool)}::text[], ${parked.map((p) => p.payloadSha256)}::text[])
-           AS v(id, decision_id, tenant, principal, issuer, tool, payload_sha256)`;
+                  ${parked.map((p) => p.person ?? null)}::text[], ${parked.map((p) => p.tool)}::text[], ${parked.map((p) => p.payloadSha256)}::text[])
+           AS v(id, decision_id, tenant, principal, issuer, person, tool, payload_sha256)`;
     if (inserted !== parked.length) throw new Error(`parked ${inserted} of ${parked.length} decisions`);
   }
 
@@ -96,6 +102,12 @@ export class ConfirmationStore {
    * pending -> approved, with a grant, by an approver of the same tenant who is not the requester,
    * before the request expired; null (an expected outcome) when any of that does not hold. Runs
    * in the caller's transaction, so the verdict's journal entry commits with it.
+   *
+   * "Not the requester" (ADR 0035): principals are (issuer, subject), so the same issuer and
+   * subject is the requester. An approver of another issuer is accepted only when both issuers
+   * map a person key and the keys differ: a second issuer cannot be told from the same person
+   * otherwise. The same person key is the requester whatever the issuers. Rows parked before the
+   * issuer was kept compare the subject alone, as before.
    */
   approve(confirmationId: string, approver: Approver, grantTtlMs: number, tx: Sql = this.prisma): Promise<DecidedConfirmation | null> {
     return this.decide(tx, confirmationId, approver, 'approved', grantTtlMs);
@@ -113,7 +125,11 @@ export class ConfirmationStore {
         UPDATE confirmations SET status = ${to}, decided_at = now(), decided_by = ${approver.principal}, decided_by_issuer = ${approver.issuer},
                grant_expires_at = CASE WHEN ${grantTtlMs}::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => ${grantTtlMs}::float8 / 1000) END
         WHERE confirmation_id = ${confirmationId} AND status = 'pending' AND expires_at > now()
-          AND tenant = ${approver.tenant} AND principal <> ${approver.principal}
+          AND tenant = ${approver.tenant}
+          AND NOT (principal = ${approver.principal} AND (issuer IS NULL OR issuer = ${approver.issuer}))
+          AND (issuer IS NULL OR issuer = ${approver.issuer}
+               OR (requester_person IS NOT NULL AND ${approver.person ?? null}::text IS NOT NULL AND requester_person <> ${approver.person ?? null}::text))
+          AND (requester_person IS NULL OR ${approver.person ?? null}::text IS NULL OR requester_person <> ${approver.person ?? null}::text)
         RETURNING confirmation_id, decision_id, tenant, principal, tool)
       SELECT m.confirmation_id AS "confirmationId", m.decision_id AS "decisionId", di.run_id AS "runId", di.causal_id AS "causalId",
              m.tenant, m.principal, m.tool
@@ -170,10 +186,12 @@ export class ConfirmationStore {
     const reserved = await tx.$queryRaw<{ confirmation_id: string }[]>`
       UPDATE confirmations c SET status = 'reserved', reserved_by = v.capability_id
       FROM unnest(${col('confirmationId')}::text[], ${col('capabilityId')}::text[], ${col('tool')}::text[],
-                  ${col('payloadSha256')}::text[], ${col('principal')}::text[], ${col('tenant')}::text[])
-           AS v(confirmation_id, capability_id, tool, payload_sha256, principal, tenant)
+                  ${col('payloadSha256')}::text[], ${col('principal')}::text[], ${col('tenant')}::text[],
+                  ${requests.map((r) => r.issuer ?? null)}::text[])
+           AS v(confirmation_id, capability_id, tool, payload_sha256, principal, tenant, issuer)
       WHERE c.confirmation_id = v.confirmation_id AND c.status = 'approved' AND c.tool = v.tool
         AND c.payload_sha256 = v.payload_sha256 AND c.principal = v.principal AND c.tenant = v.tenant
+        AND (c.issuer IS NULL OR v.issuer IS NULL OR c.issuer = v.issuer)
         AND c.grant_expires_at > now()
       RETURNING c.confirmation_id`;
     if (reserved.length !== requests.length) {

@@ -209,4 +209,79 @@ export class EffectStore {
   async finishAuditIncomplete(tx: Sql, results: readonly FinishedEffect[]): Promise<number> {
     return (await this.finish(tx, results.map((r) => ({ ...r, reasonCode: 'audit_incomplete' as const })))).size;
   }
+
+  /**
+   * An operator's resolution of an effect that ended effect_state_unknown (ADR 0036): one
+   * conditional UPDATE moves the row to the outcome they found outside (effect_completed, or
+   * effect_not_started, which frees its idempotency key for a new decision), at most once, only
+   * for the effect that ran (not a duplicate that took its outcome) and only within the
+   * operator's tenant. Returns the decision's facts for the journal, or null when nothing moved.
+   */
+  async resolveUnknown(tx: Sql, r: UnknownResolution): Promise<ResolvedEffect | null> {
+    const rows = await tx.$queryRaw<ResolvedEffectRow[]>`
+      UPDATE effects e SET state = ${r.outcome}, resolved_at = now(), resolved_by_issuer = ${r.issuer}, resolved_by = ${r.subject},
+                           resolution_note = ${r.note}
+      FROM intents i
+      WHERE e.decision_id = ${r.decisionId} AND e.state = 'effect_state_unknown' AND e.resolved_at IS NULL AND e.waits_for IS NULL
+        AND i.capability_id = e.capability_id AND i.tenant = ${r.tenant}
+      RETURNING i.decision_id, i.run_id, i.causal_id, i.tenant, i.principal, i.tool, i.capability_id, i.intent_commitment, i.idempotency_key`;
+    if (rows.length > 1) throw new Error(`resolve unknown effect of ${r.decisionId}: moved ${rows.length} rows, expected at most 1`);
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      decisionId: row.decision_id,
+      runId: row.run_id,
+      causalId: row.causal_id,
+      tenant: row.tenant,
+      principal: row.principal,
+      tool: row.tool,
+      capabilityId: row.capability_id,
+      intentCommitment: row.intent_commitment,
+      idempotencyKey: row.idempotency_key,
+    };
+  }
+
+  /** Why resolveUnknown moved nothing, from the row as it is now (null: no effect for this decision). */
+  async unknownEffectState(tx: Sql, decisionId: string): Promise<{ state: string; tenant: string; resolved: boolean; waitsFor: string | null } | null> {
+    const rows = await tx.$queryRaw<{ state: string; tenant: string; resolved: boolean; waits_for: string | null }[]>`
+      SELECT e.state, i.tenant, e.resolved_at IS NOT NULL AS resolved, e.waits_for
+      FROM effects e JOIN intents i ON i.capability_id = e.capability_id WHERE e.decision_id = ${decisionId}`;
+    const row = rows[0];
+    return row ? { state: row.state, tenant: row.tenant, resolved: row.resolved, waitsFor: row.waits_for } : null;
+  }
+}
+
+/** What an operator found about an unknown effect, and who they are. */
+export interface UnknownResolution {
+  decisionId: string;
+  outcome: 'effect_completed' | 'effect_not_started';
+  issuer: string;
+  subject: string;
+  tenant: string;
+  note: string;
+}
+
+/** The resolved decision's facts, as its journal entries name them. */
+export interface ResolvedEffect {
+  decisionId: string;
+  runId: string;
+  causalId: string;
+  tenant: string;
+  principal: string;
+  tool: string;
+  capabilityId: string;
+  intentCommitment: string;
+  idempotencyKey: string;
+}
+
+interface ResolvedEffectRow {
+  decision_id: string;
+  run_id: string;
+  causal_id: string;
+  tenant: string;
+  principal: string;
+  tool: string;
+  capability_id: string;
+  intent_commitment: string;
+  idempotency_key: string;
 }

@@ -16,6 +16,8 @@ export function deadLetterRow(
   maxRawBytes: number,
   /** The decisionId the message claimed, where the sender must be able to match the record. */
   decisionId?: string,
+  /** SHA-256 of an identity token the caller removed from `message.value` (ADR 0035). */
+  identitySha256?: string,
 ): OutboxRow {
   const record = buildDlqRecord({
     sourceTopic: message.topic,
@@ -27,6 +29,7 @@ export function deadLetterRow(
     receivedAt,
     maxRawBytes,
     ...(decisionId !== undefined ? { decisionId } : {}),
+    ...(identitySha256 !== undefined ? { identitySha256 } : {}),
   });
   return { topic: dlqTopic, key: message.key ?? `${message.partition}:${message.offset}`, payload: JSON.stringify(record) };
 }

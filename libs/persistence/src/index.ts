@@ -1,8 +1,20 @@
 export { PrismaService, type Tx } from './prisma.service';
-export { readStoreFingerprint, StoreFingerprint, fingerprintOf, STORE_IDENTITY_SQL, type StoreIdentityRow } from './store-fingerprint';
+export { readAcceptedStores, readStoreFingerprint, StoreFingerprint, fingerprintOf, STORE_IDENTITY_SQL, type StoreIdentityRow } from './store-fingerprint';
 export { applyMigrations, dropDatabase, ensureDatabase, listMigrations, MigrationError, type MigrationReport } from './migrations/apply-migrations';
 export { applyToolMigrations, type MigratingPackage, type ToolMigrationReport } from './migrations/apply-tool-migrations';
 export { Prisma } from './generated/prisma/client';
 export { insertRows, unnestOf, type ColumnMap, type PgArrayType } from './insert-rows';
 export { handlePoolErrors, handleClientErrors } from './pg-errors';
 export { PersistenceModule } from './persistence.module';
+export {
+  applyDatabaseRoles,
+  componentRole,
+  DEFAULT_ROLE_PREFIX,
+  PROJECT_GRANTS,
+  PROJECT_TABLES,
+  ROLE_PREFIX_PATTERN,
+  toolRoleName,
+  type Component,
+  type Privilege,
+  type RolesReport,
+} from './migrations/database-roles';

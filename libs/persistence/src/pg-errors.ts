@@ -9,7 +9,15 @@ type Warn = (message: string) => void;
  * next checkout, and the work that needed it fails as an ordinary, retried fault.
  */
 export function handlePoolErrors<P extends Pool>(pool: P, what: string, warn: Warn): P {
-  pool.on('error', (e: Error) => warn(`${what}: idle database connection lost: ${e.message}`));
+  // Every client gets its own listener for its whole life, not only while idle: pg-pool drops its
+  // idle listener the moment it hands a client to a caller waiting in `await pool.connect()`, and
+  // that caller (Prisma's transactions among them) attaches its own only a microtask later. A
+  // server message ending the connection in that gap was an unhandled 'error' (ADR 0019).
+  pool.on('connect', (client) => {
+    client.on('error', (e: Error) => warn(`${what}: database connection lost: ${e.message}`));
+  });
+  // Idle losses reach the pool too; the client's own listener has already logged them.
+  pool.on('error', () => undefined);
   return pool;
 }
 

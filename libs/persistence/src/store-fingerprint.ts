@@ -30,6 +30,26 @@ export async function readStoreFingerprint(db: PrismaClient | Tx): Promise<strin
 }
 
 /**
+ * The fingerprints whose receipts this store accepts: its own, and those an operator declared it
+ * the continuation of after a restore (`store_rebinds`, ADR 0036), transitively (restored twice).
+ */
+export const ACCEPTED_STORES_SQL = `
+  WITH RECURSIVE accepted(fp) AS (
+    SELECT $1::text
+    UNION
+    SELECT r.from_fingerprint FROM store_rebinds r JOIN accepted a ON r.to_fingerprint = a.fp
+  )
+  SELECT fp FROM accepted`;
+
+export async function readAcceptedStores(db: PrismaClient | Tx, own: string): Promise<Set<string>> {
+  const rows = await db.$queryRawUnsafe<{ fp: string }[]>(ACCEPTED_STORES_SQL, own);
+  return new Set([own, ...rows.map((r) => r.fp)]);
+}
+
+/** Rebinds are rare: a receipt of an unknown store makes a reader look again at most this often. */
+const ACCEPTED_REFRESH_MS = 2000;
+
+/**
  * This database's fingerprint, read once at start-up (the start order runs onModuleInit before
  * any consumer). Reading it earlier is a fault (retried), never a mismatch: a message must not be
  * judged against a value that has not been loaded.
@@ -37,11 +57,30 @@ export async function readStoreFingerprint(db: PrismaClient | Tx): Promise<strin
 @Injectable()
 export class StoreFingerprint implements OnModuleInit {
   private loaded?: string;
+  private acceptedStores = new Set<string>();
+  private refreshedAt = 0;
 
   constructor(private readonly prisma: PrismaService) {}
 
   async onModuleInit(): Promise<void> {
     this.loaded = await readStoreFingerprint(this.prisma);
+    this.acceptedStores = await readAcceptedStores(this.prisma, this.loaded);
+    this.refreshedAt = Date.now();
+  }
+
+  /** This store's fingerprint and those it was rebound from (as last read). */
+  get accepted(): ReadonlySet<string> {
+    return this.acceptedStores;
+  }
+
+  /**
+   * Reads the rebinds again, unless that was done moments ago: called when a receipt names a store
+   * not accepted, so a rebind takes effect without a restart.
+   */
+  async refreshAccepted(db: PrismaClient | Tx): Promise<void> {
+    if (Date.now() - this.refreshedAt < ACCEPTED_REFRESH_MS) return;
+    this.acceptedStores = await readAcceptedStores(db, this.value);
+    this.refreshedAt = Date.now();
   }
 
   get value(): string {

@@ -78,7 +78,7 @@ export class ServiceRuntime implements OnApplicationShutdown {
     const rows = await this.prisma.$queryRaw<{ depth: bigint; oldest_ms: number | null; quarantined: bigint }[]>`
       SELECT count(*) FILTER (WHERE quarantined_at IS NULL) AS depth,
              (extract(epoch FROM now() - min(created_at) FILTER (WHERE quarantined_at IS NULL)) * 1000)::float8 AS oldest_ms,
-             (SELECT count(*) FROM outbox WHERE quarantined_at IS NOT NULL) AS quarantined
+             (SELECT count(*) FROM outbox WHERE quarantined_at IS NOT NULL AND discarded_at IS NULL) AS quarantined
       FROM outbox WHERE published_at IS NULL`;
     return {
       depth: Number(rows[0].depth),

@@ -11,7 +11,8 @@ import { AdmitDecisionService } from './admit-decision.service';
 // Admission's own judgement, without a database: the transaction is reduced to the two reads
 // admission makes (database time, revoked sessions). The e2e specs cover the same service
 // against PostgreSQL for revoked sessions and expired tokens; a context that differs cannot be
-// produced over the wire (the same token rebuilds the same context), so it is proved here.
+// produced over the wire (the same claims rebuild the same context), so it is proved here.
+// Admission re-checks the claims kept for the decision, never a token (ADR 0035).
 const { publicKey, privateKey } = generateKeyPairSync('ed25519');
 const issuer = { issuer: 'test-idp', privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
 const config = {
@@ -36,13 +37,18 @@ function fakeTx(now: Date, revokedHashes: string[] = []): Tx {
   } as unknown as Tx;
 }
 
-async function authorized(edit: (ctx: AuthorizedEffectContext) => AuthorizedEffectContext = (c) => c): Promise<Authorized> {
+const withIssuer = (edit: Record<string, unknown>) =>
+  ({ identity: { ...config.identity, issuers: [{ ...config.identity.issuers[0], ...edit }] } }) as unknown as AuthorizerConfig;
+
+async function authorized(edit: (ctx: AuthorizedEffectContext) => AuthorizedEffectContext = (c) => c, cfg = config, resumed = false): Promise<Authorized> {
   const token = await mintIdentityToken(issuer, { principal: 'alice', tenant: 'acme', serviceId: 'agent-svc', sessionId: 's-1' });
-  const identity = await new VerifyIdentityService(config).verify(token);
+  const identity = await new VerifyIdentityService(cfg).verify(token);
   if (!identity.ok) throw new Error(identity.detail);
-  const decision = { decisionId: 'd1', runId: 'run-1', processId: 'proc-1', identity: token };
+  const decision = { decisionId: 'd1', runId: 'run-1', processId: 'proc-1' };
   return {
     decision,
+    stored: identity.stored,
+    resumed,
     effectContext: edit(buildEffectContext(identity.identity, { processId: 'proc-1', runId: 'run-1' })),
   } as unknown as Authorized;
 }
@@ -73,5 +79,30 @@ describe('admission', () => {
     expect(revoked.refused.map((r) => [r.reasonCode, r.detail])).toEqual([['identity_invalid', 'at admission: the session was revoked']]);
     const later = await admission.admit(fakeTx(new Date(Date.now() + 3_600_000)), [a]);
     expect(later.refused.map((r) => [r.reasonCode, r.detail])).toEqual([['identity_invalid', 'at admission: token expired']]);
+  });
+
+  it('refuses the kept claims once their issuer is no longer trusted or its rules changed', async () => {
+    const a = await authorized();
+    const gone = new AdmitDecisionService(new VerifyIdentityService({ identity: { ...config.identity, issuers: [] } } as unknown as AuthorizerConfig));
+    expect((await gone.admit(fakeTx(new Date()), [a])).refused.map((r) => r.detail)).toEqual(['at admission: issuer "test-idp" is not trusted']);
+    const narrowed = new AdmitDecisionService(new VerifyIdentityService(withIssuer({ tenants: ['acme'] })));
+    expect((await narrowed.admit(fakeTx(new Date()), [a])).refused.map((r) => r.detail)).toEqual([
+      'at admission: issuer_rules_changed: the rules or keys of issuer "test-idp" changed since the token was verified',
+    ]);
+  });
+
+  it('binds a resumed decision to its session past the token expiry only where the issuer says so', async () => {
+    const bound = withIssuer({ parkedDecisions: 'session' });
+    const admissionBound = new AdmitDecisionService(new VerifyIdentityService(bound));
+    const later = new Date(Date.now() + 3_600_000);
+    const resumed = await authorized((c) => c, bound, true);
+    expect((await admissionBound.admit(fakeTx(later), [resumed])).admitted).toEqual([resumed]);
+    const revoked = await admissionBound.admit(fakeTx(later, [sha256Hex('s-1')]), [resumed]);
+    expect(revoked.refused.map((r) => r.detail)).toEqual(['at admission: the session was revoked']);
+    // A retry (not resumed) keeps the token's expiry, and so does the default rule.
+    const retried = await authorized((c) => c, bound, false);
+    expect((await admissionBound.admit(fakeTx(later), [retried])).refused.map((r) => r.detail)).toEqual(['at admission: token expired']);
+    const byDefault = await authorized((c) => c, config, true);
+    expect((await admission.admit(fakeTx(later), [byDefault])).refused.map((r) => r.detail)).toEqual(['at admission: token expired']);
   });
 });

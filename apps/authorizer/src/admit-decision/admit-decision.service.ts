@@ -11,11 +11,11 @@ export interface AdmissionRefusal {
 }
 
 /**
- * Admission (tool.execute), inside the transaction that would create the intent: the stored
- * identity token is verified again against the current keys, the database's clock and the
- * revoked-sessions table, and the effect context is rebuilt with the same builder and compared
- * field by field. This is what catches a token that expired, or a session revoked, while a
- * decision waited for approval.
+ * Admission (tool.execute), inside the transaction that would create the intent: the verified
+ * claims kept for the decision (never the token, ADR 0035) are re-checked against the issuer's
+ * current rules, the database's clock and the revoked-sessions table, and the effect context is
+ * rebuilt from them with the same builder and compared field by field. This is what catches a
+ * token that expired, or a session revoked, while a decision waited for approval or a retry.
  */
 @Injectable()
 export class AdmitDecisionService {
@@ -34,7 +34,7 @@ export class AdmitDecisionService {
     const admitted: Authorized[] = [];
     const refused: AdmissionRefusal[] = [];
     for (const a of candidates) {
-      const again = await this.identity.verify(a.decision.identity, now);
+      const again = await this.identity.recheck(a.stored, now, a.resumed);
       if (!again.ok) {
         refused.push({ authorized: a, reasonCode: again.reasonCode, detail: `at admission: ${again.detail}` });
         continue;

@@ -5,11 +5,12 @@ import { ConfirmationStore, type DecidedConfirmation } from '@arvis/lifecycle';
 import { PrismaService } from '@arvis/persistence';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 
-export type DecideOutcome = 'ok' | 'not_found' | 'other_tenant' | 'own_request' | 'not_pending';
+export type DecideOutcome = 'ok' | 'not_found' | 'other_tenant' | 'own_request' | 'own_request_unprovable' | 'not_pending';
 
 /**
  * An approver's decision on a pending confirmation: one conditional UPDATE (pending -> approved
- * or denied, same tenant, not the requester, not expired on database time) and, in the same
+ * or denied, same tenant, not the requester by (issuer, subject) nor, through another issuer, by
+ * person key (ADR 0035), not expired on database time) and, in the same
  * transaction, its journal entry naming the approver's issuer and subject (ADR 0032). The HTTP
  * handler only records it; the resume worker carries the parked decision on.
  */
@@ -35,7 +36,13 @@ export class ApproveConfirmationService {
     const row = await this.prisma.confirmation.findUnique({ where: { confirmationId: id } });
     if (!row) return 'not_found';
     if (row.tenant !== approver.tenant) return 'other_tenant';
-    if (row.principal === approver.principal) return 'own_request';
+    if (row.principal === approver.principal && (row.issuer === null || row.issuer === approver.issuer)) return 'own_request';
+    if (row.requesterPerson !== null && row.requesterPerson === approver.person) return 'own_request';
+    // Another issuer: accepted only when both map a person key and the keys differ (ADR 0035).
+    if (row.issuer !== null && row.issuer !== approver.issuer) {
+      if (row.requesterPerson === null || approver.person === null) return 'own_request_unprovable';
+      if (row.requesterPerson === approver.person) return 'own_request';
+    }
     return 'not_pending';
   }
 

@@ -4,11 +4,17 @@ import { parsePageQuery } from '../list-confirmations/pending-confirmation';
 import { ApproveConfirmationService, type DecideOutcome } from './approve-confirmation.service';
 import { ApproverGuard, type ApproverRequest } from './approver.guard';
 
-const STATUS: Record<Exclude<DecideOutcome, 'ok'>, [HttpStatus, string]> = {
-  not_found: [HttpStatus.NOT_FOUND, 'no such confirmation'],
-  other_tenant: [HttpStatus.FORBIDDEN, 'the confirmation belongs to another tenant'],
-  own_request: [HttpStatus.FORBIDDEN, 'the requester cannot approve or deny their own action'],
-  not_pending: [HttpStatus.CONFLICT, 'the confirmation is no longer pending'],
+// [status, error, message]; the error is the typed reason a client matches on.
+const STATUS: Record<Exclude<DecideOutcome, 'ok'>, [HttpStatus, string, string]> = {
+  not_found: [HttpStatus.NOT_FOUND, 'not_found', 'no such confirmation'],
+  other_tenant: [HttpStatus.FORBIDDEN, 'other_tenant', 'the confirmation belongs to another tenant'],
+  own_request: [HttpStatus.FORBIDDEN, 'own_request', 'the requester cannot approve or deny their own action'],
+  own_request_unprovable: [
+    HttpStatus.FORBIDDEN,
+    'own_request',
+    "the approver's issuer is not the requester's, and without a person key from both issuers the approver cannot be told from the requester",
+  ],
+  not_pending: [HttpStatus.CONFLICT, 'not_pending', 'the confirmation is no longer pending'],
 };
 
 /** The approver console's API: list a tenant's pending confirmations, approve or deny one. */
@@ -43,8 +49,8 @@ export class ConfirmationsController {
   private async decide(id: string, req: ApproverRequest, to: 'approved' | 'denied') {
     const outcome = await this.confirmations.decide(id, req.approver!, to);
     if (outcome !== 'ok') {
-      const [status, message] = STATUS[outcome];
-      throw new HttpException({ error: outcome, message }, status);
+      const [status, error, message] = STATUS[outcome];
+      throw new HttpException({ error, message }, status);
     }
     return { confirmationId: id, status: to };
   }

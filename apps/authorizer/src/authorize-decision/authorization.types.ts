@@ -1,17 +1,26 @@
 import type { ActionDecision, InternalRetryDecision, ReasonCode } from '@arvis/contracts';
 import type { AuthorizedEffectContext, FrozenPayload, VerifiedIdentity } from '@arvis/effect-context';
 import type { ToolSpec } from '@arvis/tool-catalog';
+import type { StoredIdentity } from '../verify-identity/stored-identity';
 
 /** Principal and tenant recorded on a refusal whose identity could not be established. */
 export const UNAUTHENTICATED = '__unauthenticated__';
 export const UNKNOWN_TENANT = '__unknown__';
 
-export type Decision = ActionDecision | InternalRetryDecision;
+/**
+ * A decision inside the authorizer: its token was verified at intake and is not carried on; the
+ * verified claims travel beside it as a StoredIdentity (ADR 0035).
+ */
+export type Decision = Omit<ActionDecision, 'identity'> | Omit<InternalRetryDecision, 'identity'>;
 
 export interface Authorized {
   ok: true;
   decision: Decision;
   identity: VerifiedIdentity;
+  /** The claims admission re-checks, and the inbox keeps. */
+  stored: StoredIdentity;
+  /** A resumed confirmation: its issuer's `parkedDecisions` rule applies at the re-check. */
+  resumed: boolean;
   frozen: FrozenPayload;
   spec: ToolSpec;
   effectContext: AuthorizedEffectContext;
@@ -40,6 +49,7 @@ export interface Parked {
   parked: true;
   decision: Decision;
   identity: VerifiedIdentity;
+  stored: StoredIdentity;
   frozen: FrozenPayload;
   spec: ToolSpec;
 }
@@ -62,6 +72,7 @@ export interface ConfirmationRow {
   confirmationId: string;
   tenant: string;
   principal: string;
+  issuer: string | null;
   tool: string;
   payloadSha256: string;
   status: string;

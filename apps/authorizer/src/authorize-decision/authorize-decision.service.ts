@@ -5,6 +5,7 @@ import { deepFreeze } from '@arvis/crypto';
 import { PrismaService } from '@arvis/persistence';
 import { ToolCatalog, type ToolSpec } from '@arvis/tool-catalog';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
+import type { StoredIdentity } from '../verify-identity/stored-identity';
 import { VerifyIdentityService, type IdentityResult } from '../verify-identity/verify-identity.service';
 import {
   UNAUTHENTICATED,
@@ -19,6 +20,14 @@ import {
  * confirmation, risk, consent gate, egress gate, confirmation required. Every check after the
  * freeze sees only the frozen payload. Gate data comes from the host's tables, never the message.
  */
+/** One decision for policy, with the identity it was verified with at intake, or the claims kept since. */
+export interface AuthorizeItem {
+  decision: Decision;
+  identity?: IdentityResult;
+  stored?: StoredIdentity;
+  resumed: boolean;
+}
+
 @Injectable()
 export class AuthorizeDecisionService {
   constructor(
@@ -29,19 +38,24 @@ export class AuthorizeDecisionService {
   ) {}
 
   /**
-   * `identity` is the token as verified at intake (a message from the topic); without it (a
-   * decision the system made: a retry, a resumed confirmation) the token is verified here. Either
-   * way its expiry is judged by the database's clock, like every other time in the record.
+   * `identity` is the token as verified at intake (a message from the topic); a decision the
+   * system made (a retry, a resumed confirmation) brings the claims stored then instead, and they
+   * are re-checked here (ADR 0035). Either way expiry is judged by the database's clock, like
+   * every other time in the record.
    */
-  async authorizeAll(items: { decision: Decision; identity?: IdentityResult }[]): Promise<Authorization[]> {
+  async authorizeAll(items: AuthorizeItem[]): Promise<Authorization[]> {
     if (items.length === 0) return [];
     const decisions = items.map((x) => x.decision);
     const [{ now }] = await this.prisma.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
-    const identities = await Promise.all(
-      items.map(async (x) => this.unexpired(x.identity ?? (await this.identity.verify(x.decision.identity, now)), now)),
-    );
+    const identities = await Promise.all(items.map((x) => this.identityOf(x, now)));
     const data = await this.loadPolicyData(decisions, identities, now);
-    return decisions.map((d, i) => this.evaluate(d, identities[i], data));
+    return items.map((x, i) => this.evaluate(x.decision, identities[i], data, x.resumed));
+  }
+
+  private async identityOf(x: AuthorizeItem, now: Date): Promise<IdentityResult> {
+    if (x.identity) return this.unexpired(x.identity, now);
+    if (x.stored) return this.identity.recheck(x.stored, now, x.resumed);
+    return { ok: false, reasonCode: 'identity_invalid', detail: 'no verified identity was kept for this decision (received before the upgrade, token expired)' };
   }
 
   /** Expiry by database time, with the same clock skew allowance as the token check. */
@@ -73,9 +87,9 @@ export class AuthorizeDecisionService {
     };
   }
 
-  private evaluate(decision: Decision, verified: IdentityResult, data: PolicyData): Authorization {
+  private evaluate(decision: Decision, verified: IdentityResult, data: PolicyData, resumed: boolean): Authorization {
     if (!verified.ok) return this.refuse(decision, verified.reasonCode, verified.detail);
-    const who = verified.identity;
+    const { identity: who, stored } = verified;
 
     const frozen = freezePayload(decision.payload);
     if (!frozen.ok) return this.refuse(decision, 'invalid_effect_payload', frozen.detail, who);
@@ -104,7 +118,7 @@ export class AuthorizeDecisionService {
       if (decision.confirmationId) {
         return this.refuse(decision, 'confirmation_required', `confirmation ${decision.confirmationId} is not approved for this action`, who);
       }
-      return { ok: false, parked: true, decision, identity: who, frozen: frozen.frozen, spec };
+      return { ok: false, parked: true, decision, identity: who, stored, frozen: frozen.frozen, spec };
     }
 
     const effectContext = buildEffectContext(who, { processId: decision.processId, runId: decision.runId });
@@ -120,6 +134,8 @@ export class AuthorizeDecisionService {
       ok: true,
       decision,
       identity: who,
+      stored,
+      resumed,
       frozen: frozen.frozen,
       spec,
       effectContext,
@@ -141,6 +157,8 @@ export class AuthorizeDecisionService {
       confirmation.tool === spec.name &&
       confirmation.payloadSha256 === payloadSha256 &&
       confirmation.principal === who.principal &&
+      // (issuer, subject): rows parked before the issuer was kept compare the subject alone.
+      (confirmation.issuer === null || confirmation.issuer === who.issuer) &&
       confirmation.tenant === who.tenant &&
       !!confirmation.grantExpiresAt &&
       confirmation.grantExpiresAt > data.databaseNow

@@ -247,7 +247,7 @@ export class CommitIntentService {
       tx,
       prepared.flatMap((p) =>
         p.a.confirmationId
-          ? [{ confirmationId: p.a.confirmationId, capabilityId: p.capability.capabilityId, tool: p.a.spec.name, payloadSha256: p.a.frozen.sha256, principal: p.a.identity.principal, tenant: p.a.identity.tenant }]
+          ? [{ confirmationId: p.a.confirmationId, capabilityId: p.capability.capabilityId, tool: p.a.spec.name, payloadSha256: p.a.frozen.sha256, principal: p.a.identity.principal, tenant: p.a.identity.tenant, issuer: p.a.identity.issuer }]
           : [],
       ),
     );

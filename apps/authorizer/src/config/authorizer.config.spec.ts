@@ -87,7 +87,7 @@ describe('authorizer configuration', () => {
         alg: 'ES256',
         jwksUri: 'https://idp.example/.well-known/jwks.json',
         jwksCache: { maxAgeMs: 60_000 },
-        audience: { decisions: 'arvis-decisions', approvals: ['arvis-approvals'] },
+        audience: { decisions: 'arvis-decisions', approvals: ['arvis-approvals'], admin: 'arvis-admin' },
         tokenTypes: ['at+jwt'],
         maxTokenAgeS: 3600,
         tenants: ['acme'],
@@ -96,7 +96,7 @@ describe('authorizer configuration', () => {
     });
     expect(config.identity.issuers[0]).toMatchObject({
       jwksCache: { maxAgeMs: 60_000, cooldownMs: 30_000, timeoutMs: 5_000 },
-      audience: { decisions: ['arvis-decisions'], approvals: ['arvis-approvals'] },
+      audience: { decisions: ['arvis-decisions'], approvals: ['arvis-approvals'], admin: ['arvis-admin'] },
       tenants: ['acme'],
       claims: { subject: 'sub', tenant: 'tenant', roles: ['realm_access', 'roles'], service: 'azp' },
     });
@@ -110,5 +110,13 @@ describe('authorizer configuration', () => {
       ...issuers({ issuer: 'i', alg: 'HS256', secret: 's'.repeat(32) }),
     });
     expect(config.identity.issuers[0].alg).toBe('HS256');
+  });
+
+  it('keeps retention off by default and refuses a dedupe window shorter than the material window', () => {
+    const key = issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public') });
+    expect(loadAuthorizerConfig({ ...base, ...key }).retention).toMatchObject({ enabled: false, decisionsMs: 30 * 86_400_000, dedupeMs: 30 * 86_400_000, batch: 1000 });
+    expect(problems({ ...base, ...key, RETENTION_DECISIONS_MS: '2000', RETENTION_DEDUPE_MS: '1000' })).toEqual([
+      expect.stringMatching(/^RETENTION_DEDUPE_MS: must be at least RETENTION_DECISIONS_MS \(2000\)/),
+    ]);
   });
 });

@@ -24,6 +24,11 @@ const ClaimMapping = z
     tenant: ClaimPath.default('tenant'),
     roles: ClaimPath.default('roles'),
     service: ClaimPath.default('azp'),
+    /**
+     * Optional: a claim naming the person across issuers (e.g. a verified `email`), compared
+     * when an approver's issuer is not the requester's (ADR 0035). No default.
+     */
+    person: ClaimPath.optional(),
   })
   .default({ subject: 'sub', tenant: 'tenant', roles: 'roles', service: 'azp' });
 export type ClaimMapping = z.output<typeof ClaimMapping>;
@@ -51,8 +56,8 @@ const TrustedIssuerShape = z.strictObject({
     })
     .optional(),
   secret: z.string().min(32).optional(),
-  /** The `aud` a decision's token, and separately an approver's bearer token, must carry (one of). */
-  audience: z.strictObject({ decisions: Audiences.optional(), approvals: Audiences.optional() }).optional(),
+  /** The `aud` a decision's token, and separately an approver's and an operator's (admin) bearer token, must carry (one of). */
+  audience: z.strictObject({ decisions: Audiences.optional(), approvals: Audiences.optional(), admin: Audiences.optional() }).optional(),
   /** Accepted `typ` header values (compared case-insensitively, `application/` prefix ignored). */
   tokenTypes: z.array(z.string().min(1)).min(1).optional(),
   /** The oldest token accepted, in seconds since its `iat`; a token without `iat` is refused. */
@@ -63,6 +68,13 @@ const TrustedIssuerShape = z.strictObject({
     .min(1, TENANTS_REQUIRED)
     .refine((t) => !t.includes('*') || t.length === 1, '"*" stands alone: any tenant'),
   claims: ClaimMapping,
+  /**
+   * How long a decision parked for an approver stays valid (ADR 0035): `token` (the default) ends
+   * it when the token's exp (and maxTokenAgeS) has passed by the time it resumes; `session` binds
+   * it to its token's session (`sid`, checked against revoked_sessions) for the confirmation's
+   * lifetime instead, for providers whose tokens live minutes. A token without `sid` keeps `token`.
+   */
+  parkedDecisions: z.enum(['token', 'session']).default('token'),
 });
 
 export const TrustedIssuer = TrustedIssuerShape.transform((iss, ctx) => {

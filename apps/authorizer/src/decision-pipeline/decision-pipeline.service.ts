@@ -47,7 +47,9 @@ export class DecisionPipeline {
   }
 
   private async runTraced(input: PipelineInput, traces: DecisionTraces): Promise<BatchOutcome> {
-    const outcomes = await this.authorizer.authorizeAll(input.candidates.map((c) => ({ decision: c.decision, identity: c.identity })));
+    const outcomes = await this.authorizer.authorizeAll(
+      input.candidates.map((c) => ({ decision: c.decision, identity: c.identity, stored: c.stored, resumed: c.origin.kind === 'resumed' })),
+    );
     const attempt = (savepointPerIntent: boolean) =>
       this.prisma
         .tx(async (tx) => {

@@ -2,6 +2,7 @@ import type { InboundMessage } from '@arvis/kafka';
 import type { OutboxRow } from '@arvis/outbox';
 import type { Tx } from '@arvis/persistence';
 import type { Decision } from '../authorize-decision/authorization.types';
+import type { StoredIdentity } from '../verify-identity/stored-identity';
 import type { IdentityResult } from '../verify-identity/verify-identity.service';
 
 /**
@@ -18,10 +19,18 @@ export type Origin =
 export interface Candidate {
   origin: Origin;
   decision: Decision;
+  /** Of the decision as received (token included), so a redelivery is told from a conflict. */
   bodySha256: string;
-  /** The token as verified at intake (messages); others are verified by policy. */
+  /** The token as verified at intake (messages); the token itself goes no further (ADR 0035). */
   identity?: IdentityResult;
+  /** The claims kept for a decision the system submits again (a retry, a resumed confirmation), re-checked by policy and admission. */
+  stored?: StoredIdentity;
+  /** SHA-256 of the token the decision came with (what the inbox keeps in its place); null if none is known. */
+  identitySha256: string | null;
 }
+
+/** The verified claims a candidate brings, when it has them: what the inbox keeps. */
+export const storedIdentityOf = (c: Candidate): StoredIdentity | null => c.stored ?? (c.identity?.ok ? c.identity.stored : null);
 
 /** What every caller hands the pipeline: the consumer, the resume worker, the retry worker. */
 export interface PipelineInput {

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ActionDecisionSchema, clipText, parseInbound, SPEC_VERSION, type ActionDecision, type JournalEntryDraft, type ReasonCode } from '@arvis/contracts';
-import { type VerifiedIdentity } from '@arvis/effect-context';
 import { canonicalJson, commitment } from '@arvis/crypto';
 import { appendJournal } from '@arvis/journal';
 import { isTransientFault, type IsolatedMessage } from '@arvis/kafka';
@@ -8,7 +7,9 @@ import { enqueueOutbox } from '@arvis/outbox';
 import { PrismaService, type Tx } from '@arvis/persistence';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { decisionDeadLetter } from '../receive-decisions/decision-dead-letter';
-import { VerifyIdentityService } from '../verify-identity/verify-identity.service';
+import { VerifyIdentityService, type IdentityResult } from '../verify-identity/verify-identity.service';
+
+type Verified = Extract<IdentityResult, { ok: true }>;
 
 // A lone surrogate in an error message would make the refusal itself unrepresentable (RFC 8785).
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
@@ -45,7 +46,7 @@ export class IsolateDecisionService {
       return;
     }
     try {
-      await this.prisma.tx((tx) => this.refuse(tx, message, decision, verified.identity, why, receivedAt));
+      await this.prisma.tx((tx) => this.refuse(tx, message, decision, verified, why, receivedAt));
     } catch (e) {
       if (isTransientFault(e)) throw e;
       this.log.error(`decision ${decision.decisionId} could not be refused in the journal: ${(e as Error).message}`);
@@ -53,10 +54,14 @@ export class IsolateDecisionService {
     }
   }
 
-  private async refuse(tx: Tx, message: IsolatedMessage['message'], d: ActionDecision, who: VerifiedIdentity, why: string, receivedAt: Date) {
+  private async refuse(tx: Tx, message: IsolatedMessage['message'], d: ActionDecision, verified: Verified, why: string, receivedAt: Date) {
+    const who = verified.identity;
+    // Like every inbox row, without the token (ADR 0035).
+    const { identity: _token, ...withoutToken } = d;
     const claimed = await tx.$executeRaw`
-      INSERT INTO decision_inbox (decision_id, run_id, causal_id, tool, body_sha256, body, status)
-      VALUES (${d.decisionId}, ${d.runId}, ${d.causalId}, ${d.tool}, ${commitment(d)}, ${canonicalJson(d)}, 'refused')
+      INSERT INTO decision_inbox (decision_id, run_id, causal_id, tool, body_sha256, body, status, identity_sha256, identity_claims)
+      VALUES (${d.decisionId}, ${d.runId}, ${d.causalId}, ${d.tool}, ${commitment(d)}, ${canonicalJson(withoutToken)}, 'refused',
+              ${verified.stored.tokenSha256}, ${JSON.stringify(verified.stored)}::jsonb)
       ON CONFLICT (decision_id) DO NOTHING`;
     // The id already names a decision (this one, handled before, or another body): it keeps its
     // one outcome; this message only gets its dead letter.

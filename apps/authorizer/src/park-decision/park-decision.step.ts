@@ -18,6 +18,7 @@ export class ParkDecisionStep {
       tenant: p.identity.tenant,
       principal: p.identity.principal,
       issuer: p.identity.issuer,
+      person: p.identity.person,
       tool: p.spec.name,
       payloadSha256: p.frozen.sha256,
     }));

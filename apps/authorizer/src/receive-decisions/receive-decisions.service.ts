@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ActionDecisionSchema, parseInbound, type ActionDecision, type ReasonCode } from '@arvis/contracts';
-import { commitment } from '@arvis/crypto';
+import { commitment, sha256Hex } from '@arvis/crypto';
 import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
 import type { OutboxRow } from '@arvis/outbox';
 import { AuthorizerFaultPoints } from '../fault-points/fault-points';
@@ -14,7 +14,7 @@ import { decisionDeadLetter } from './decision-dead-letter';
  * The consumer's first step: one slice of arvis.decisions read into candidates for the decision
  * pipeline, and dead letters for what cannot be one (unreadable, or an identity that does not
  * verify: attributable to no one, ADR 0002/0003). Identity is checked before canonicalisation,
- * hashing or any database work.
+ * hashing or any database work; the token itself goes no further than this step (ADR 0035).
  */
 @Injectable()
 export class ReceiveDecisionsService {
@@ -52,7 +52,10 @@ export class ReceiveDecisionsService {
         deadLetters.push(this.deadLetter(message, { reasonCode: 'malformed_message', detail: `not representable as canonical JSON: ${(e as Error).message}` }, receivedAt));
         return;
       }
-      const candidate: Candidate = { origin: { kind: 'message', message, receivedAt }, decision, bodySha256, identity };
+      // The token stops here (ADR 0035): what goes on is the decision without it, the verified
+      // claims and the token's SHA-256.
+      const { identity: token, ...withoutToken } = decision;
+      const candidate: Candidate = { origin: { kind: 'message', message, receivedAt }, decision: withoutToken, bodySha256, identity, identitySha256: sha256Hex(token) };
       // The same decision twice in one slice: the second is a redelivery or a conflict.
       const earlier = seen.get(decision.decisionId);
       if (earlier !== undefined) {

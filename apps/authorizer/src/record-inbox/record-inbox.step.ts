@@ -4,7 +4,7 @@ import type { OutboxRow } from '@arvis/outbox';
 import { insertRows, type ColumnMap, type Tx } from '@arvis/persistence';
 import type { Authorization } from '../authorize-decision/authorization.types';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
-import type { Candidate } from '../decision-pipeline/pipeline.types';
+import { storedIdentityOf, type Candidate } from '../decision-pipeline/pipeline.types';
 import { decisionDeadLetter } from '../receive-decisions/decision-dead-letter';
 
 export interface Fresh {
@@ -20,8 +20,16 @@ const INBOX_COLUMNS: ColumnMap<{ c: Candidate; status: InboxStatus }> = {
   causal_id: ['text', (x) => x.c.decision.causalId],
   tool: ['text', (x) => x.c.decision.tool],
   body_sha256: ['text', (x) => x.c.bodySha256],
+  // Without the token (ADR 0035): its SHA-256 and the claims verified from it instead.
   body: ['text', (x) => canonicalJson(x.c.decision)],
   status: ['text', (x) => x.status],
+  identity_sha256: ['text', (x) => x.c.identitySha256],
+  identity_claims: ['jsonb', (x) => storedClaimsJson(x.c)],
+};
+
+const storedClaimsJson = (c: Candidate): string | null => {
+  const stored = storedIdentityOf(c);
+  return stored ? JSON.stringify(stored) : null;
 };
 
 /**
@@ -59,11 +67,14 @@ export class RecordInboxStep {
     const claims = fresh.filter((f) => f.candidate.origin.kind !== 'resumed');
     await insertRows(tx, 'decision_inbox', INBOX_COLUMNS, claims.map((f) => ({ c: f.candidate, status: statusOf(f) })));
     for (const f of fresh.filter((x) => x.candidate.origin.kind === 'resumed')) {
-      const moved = await tx.decisionInbox.updateMany({
-        where: { decisionId: f.candidate.decision.decisionId, status: 'parked' },
-        data: { status: statusOf(f) },
-      });
-      if (moved.count !== 1) throw new Error(`parked decision ${f.candidate.decision.decisionId} was not parked any more`);
+      // A row parked before ADR 0035 loses its token here, and keeps the claims verified from it.
+      const c = f.candidate;
+      const { confirmationId: _presented, ...asParked } = c.decision;
+      const moved = await tx.$executeRaw`
+        UPDATE decision_inbox SET status = ${statusOf(f)}, body = CASE WHEN identity_claims IS NULL THEN ${canonicalJson(asParked)} ELSE body END,
+               identity_sha256 = coalesce(identity_sha256, ${c.identitySha256}), identity_claims = coalesce(identity_claims, ${storedClaimsJson(c)}::jsonb)
+        WHERE decision_id = ${c.decision.decisionId} AND status = 'parked'`;
+      if (moved !== 1) throw new Error(`parked decision ${c.decision.decisionId} was not parked any more`);
     }
   }
 

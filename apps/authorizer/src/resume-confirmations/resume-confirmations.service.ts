@@ -7,12 +7,14 @@ import { PeriodicTask } from '@arvis/runtime';
 import type { Decision } from '../authorize-decision/authorization.types';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { DecisionPipeline } from '../decision-pipeline/decision-pipeline.service';
+import { keptIdentity, type InboxRow } from '../decision-pipeline/kept-identity';
 import type { Candidate } from '../decision-pipeline/pipeline.types';
+import { VerifyIdentityService } from '../verify-identity/verify-identity.service';
 
 
 /**
  * The worker behind confirmations (never the HTTP handler): parked decisions whose confirmation
- * was approved go through the whole path again with it (fresh identity check, admission,
+ * was approved go through the whole path again with it (re-check of the kept identity, admission,
  * reservation by the new capability); denied and expired ones end in their one final refusal.
  */
 @Injectable()
@@ -25,6 +27,7 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
     private readonly prisma: PrismaService,
     private readonly pipeline: DecisionPipeline,
     private readonly confirmations: ConfirmationStore,
+    private readonly verifier: VerifyIdentityService,
   ) {
     this.task = new PeriodicTask('confirmation', config.confirmations.pollMs, () => this.pass(), this.log);
   }
@@ -43,15 +46,19 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
   }
 
   private async resumeApproved(): Promise<void> {
-    const approved = await this.prisma.$queryRaw<{ confirmation_id: string; body: string }[]>`
-      SELECT c.confirmation_id, di.body FROM confirmations c JOIN decision_inbox di ON di.decision_id = c.decision_id
+    const approved = await this.prisma.$queryRaw<(InboxRow & { confirmation_id: string })[]>`
+      SELECT c.confirmation_id, di.body, di.identity_sha256, di.identity_claims FROM confirmations c JOIN decision_inbox di ON di.decision_id = c.decision_id
       WHERE c.status = 'approved' AND c.resumed_at IS NULL AND di.status = 'parked' AND di.body IS NOT NULL
       ORDER BY c.decided_at LIMIT 100`;
     if (approved.length === 0) return;
-    const candidates: Candidate[] = approved.map((a) => {
-      const decision = { ...(JSON.parse(a.body) as Decision), confirmationId: a.confirmation_id };
-      return { origin: { kind: 'resumed', confirmationId: a.confirmation_id }, decision, bodySha256: commitment(decision) };
-    });
+    // The parked decision, with its kept identity claims re-checked by policy and admission (ADR 0035).
+    const candidates: Candidate[] = await Promise.all(
+      approved.map(async (a) => {
+        const kept = await keptIdentity(a, this.verifier);
+        const decision = { ...kept.decision, confirmationId: a.confirmation_id };
+        return { ...kept, origin: { kind: 'resumed', confirmationId: a.confirmation_id }, decision, bodySha256: commitment(decision) };
+      }),
+    );
     const idOf = (c: Candidate) => (c.origin.kind === 'resumed' ? c.origin.confirmationId : '');
     let resumed = 0;
     await this.pipeline.run({

@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { ActionDecision, InternalRetryDecision } from '@arvis/contracts';
 import { commitment } from '@arvis/crypto';
 import { PrismaService, type Tx } from '@arvis/persistence';
 import { PeriodicTask } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { DecisionPipeline } from '../decision-pipeline/decision-pipeline.service';
+import { keptIdentity } from '../decision-pipeline/kept-identity';
 import type { Candidate } from '../decision-pipeline/pipeline.types';
+import { VerifyIdentityService } from '../verify-identity/verify-identity.service';
 
 interface PendingRetry {
   decision_id: string;
@@ -13,13 +14,17 @@ interface PendingRetry {
   attempt: number;
   parent_causal_id: string;
   body: string | null;
+  identity_sha256: string | null;
+  identity_claims: unknown;
 }
 
 /**
  * Turns retry rows (written by the dispatcher next to a failed result) into new decisions that go
- * through the whole path again: fresh verification of the stored identity, fresh policy, a fresh
- * capability, the same idempotency key. The decision is the parent as received, with a new
- * decisionId (derived by the dispatcher: `arvis.retry.<hex>.<attempt>`), a new causalId and the retry block.
+ * through the whole path again, inside this process (never back through the decisions topic): a
+ * re-check of the parent's kept identity claims (ADR 0035: no token is kept to verify again),
+ * fresh policy, a fresh capability, the same idempotency key. The decision is the parent as
+ * received (without its token), with a new decisionId (derived by the dispatcher:
+ * `arvis.retry.<hex>.<attempt>`), a new causalId and the retry block.
  */
 @Injectable()
 export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDestroy {
@@ -30,6 +35,7 @@ export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDes
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly prisma: PrismaService,
     private readonly pipeline: DecisionPipeline,
+    private readonly verifier: VerifyIdentityService,
   ) {
     this.task = new PeriodicTask('retry submission', config.retryPollMs, () => this.pass(), this.log);
   }
@@ -44,22 +50,24 @@ export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDes
 
   async pass(): Promise<number> {
     const pending = await this.prisma.$queryRaw<PendingRetry[]>`
-      SELECT r.decision_id, r.chain_id, r.attempt, r.parent_causal_id, di.body
+      SELECT r.decision_id, r.chain_id, r.attempt, r.parent_causal_id, di.body, di.identity_sha256, di.identity_claims
       FROM retries r JOIN decision_inbox di ON di.decision_id = r.parent_decision_id
       WHERE r.status = 'pending' ORDER BY r.created_at LIMIT 100`;
     if (pending.length === 0) return 0;
-    const candidates: Candidate[] = pending
-      .filter((p) => p.body !== null)
-      .map((p) => {
-        const parent = JSON.parse(p.body!) as ActionDecision;
-        const decision: InternalRetryDecision = {
-          ...parent,
-          decisionId: p.decision_id,
-          causalId: retryCausalId(p.parent_causal_id, p.attempt),
-          retry: { attempt: p.attempt, chainId: p.chain_id, parentCausalId: p.parent_causal_id },
-        };
-        return { origin: { kind: 'retry' }, decision, bodySha256: commitment(decision) };
-      });
+    const candidates: Candidate[] = await Promise.all(
+      pending
+        .filter((p) => p.body !== null)
+        .map(async (p) => {
+          const kept = await keptIdentity({ ...p, body: p.body! }, this.verifier);
+          const decision = {
+            ...kept.decision,
+            decisionId: p.decision_id,
+            causalId: retryCausalId(p.parent_causal_id, p.attempt),
+            retry: { attempt: p.attempt, chainId: p.chain_id, parentCausalId: p.parent_causal_id },
+          };
+          return { ...kept, origin: { kind: 'retry' }, decision, bodySha256: commitment(decision) };
+        }),
+    );
     // Rows another authorizer holds are skipped, not waited for; they are that worker's to submit.
     const claim = async (tx: Tx) => {
       const locked = await tx.$queryRaw<{ decision_id: string }[]>`

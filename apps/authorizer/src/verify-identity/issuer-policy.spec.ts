@@ -11,7 +11,7 @@ describe('an issuer policy judging a verified token', () => {
   it('maps today\'s token shape with the defaults and no other rule', () => {
     expect(judge({}, { sub: 'alice', tenant: 'acme', azp: 'agent-1', roles: 'approver' }, undefined)).toEqual({
       ok: true,
-      claims: { principal: 'alice', tenant: 'acme', serviceId: 'agent-1', roles: [] },
+      claims: { principal: 'alice', tenant: 'acme', serviceId: 'agent-1', roles: [], person: null },
     });
     expect(judge({})).toMatchObject({ ok: true, claims: { roles: ['approver'] } });
   });
@@ -25,6 +25,19 @@ describe('an issuer policy judging a verified token', () => {
     expect(judge({ audience }, payload)).toMatchObject({ ok: false, rule: 'audience_mismatch', detail: expect.stringMatching(/^audience_mismatch: decision tokens need aud/) });
     // Only the use configured is checked.
     expect(judge({ audience: { approvals: ['arvis-approvals'] } }, { ...payload, aud: 'anything' })).toMatchObject({ ok: true });
+  });
+
+  it('requires an admin token to carry the issuer\'s admin audience, and refuses every admin token of an issuer with audiences but none for admin', () => {
+    const audience = { decisions: ['arvis-decisions'], approvals: ['arvis-approvals'], admin: ['arvis-admin'] };
+    expect(judge({ audience }, { ...payload, aud: 'arvis-admin' }, 'JWT', 'admin')).toMatchObject({ ok: true });
+    expect(judge({ audience }, { ...payload, aud: 'arvis-approvals' }, 'JWT', 'admin')).toMatchObject({ ok: false, rule: 'audience_mismatch' });
+    expect(judge({ audience }, { ...payload, aud: 'arvis-admin' }, 'JWT', 'approval')).toMatchObject({ ok: false, rule: 'audience_mismatch' });
+    const noAdmin = { decisions: ['arvis-decisions'], approvals: ['arvis-approvals'] };
+    for (const aud of ['arvis-decisions', 'arvis-approvals', 'arvis-admin']) {
+      expect(judge({ audience: noAdmin }, { ...payload, aud }, 'JWT', 'admin')).toMatchObject({ ok: false, rule: 'audience_mismatch' });
+    }
+    // An issuer without any audience rule checks none, for admin tokens too.
+    expect(judge({}, payload, 'JWT', 'admin')).toMatchObject({ ok: true });
   });
 
   it('accepts only the listed typ values, as media types', () => {
@@ -63,5 +76,12 @@ describe('an issuer policy judging a verified token', () => {
     const claims = { subject: 'oid', tenant: 'tid', roles: 'roles', service: 'azp' };
     expect(judge({ claims, tenants: ['tid-1'] }, entra)).toMatchObject({ ok: true, claims: { principal: 'o-1', tenant: 'tid-1' } });
     expect(judge({ claims, tenants: ['tid-2'] }, entra)).toMatchObject({ ok: false, rule: 'tenant_not_allowed' });
+  });
+
+  it('maps the cross-issuer person key only where the issuer says which claim holds it', () => {
+    const token = { ...payload, email: 'alice@acme.example' };
+    expect(judge({}, token)).toMatchObject({ ok: true, claims: { person: null } });
+    expect(judge({ claims: { ...defaults.claims, person: 'email' } }, token)).toMatchObject({ ok: true, claims: { person: 'alice@acme.example' } });
+    expect(judge({ claims: { ...defaults.claims, person: 'email' } })).toMatchObject({ ok: true, claims: { person: null } });
   });
 });

@@ -1,11 +1,11 @@
 import type { ClaimMapping, ClaimPath } from '../config/authorizer.config';
 
-/** What the token is presented for: a decision's identity, or an approver's bearer token. */
-export type TokenUse = 'decision' | 'approval';
+/** What the token is presented for: a decision's identity, an approver's or an operator's (admin API) bearer token. */
+export type TokenUse = 'decision' | 'approval' | 'admin';
 
 /** One issuer's rules, beyond its key: the policy part of a TRUSTED_ISSUERS entry. */
 export interface IssuerPolicy {
-  audience?: { decisions?: string[]; approvals?: string[] };
+  audience?: { decisions?: string[]; approvals?: string[]; admin?: string[] };
   tokenTypes?: string[];
   maxTokenAgeS?: number;
   tenants: string[];
@@ -23,6 +23,8 @@ export interface MappedClaims {
   tenant: string;
   serviceId: string;
   roles: string[];
+  /** The cross-issuer person key, when the issuer maps `claims.person` and the token carries it. */
+  person: string | null;
 }
 
 export type PolicyResult = { ok: true; claims: MappedClaims } | { ok: false; rule: IssuerRule; detail: string };
@@ -43,6 +45,20 @@ const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
 const mediaType = (t: string) => t.toLowerCase().replace(/^application\//, '');
 
 /**
+ * The audiences a token for this use must carry one of; undefined: not checked. An admin token
+ * needs the issuer's own `audience.admin`; an issuer that sets audiences for other uses but none
+ * for admin accepts no admin token at all (ADR 0036), so a decision or approver token can never
+ * serve as an operator's.
+ */
+function audienceFor(policy: IssuerPolicy, use: TokenUse): string[] | undefined {
+  const a = policy.audience;
+  if (use === 'decision') return a?.decisions;
+  if (use === 'approval') return a?.approvals;
+  if (a?.admin) return a.admin;
+  return a?.decisions || a?.approvals ? [] : undefined;
+}
+
+/**
  * Judges a token whose signature, issuer and expiry already verified against its issuer's
  * policy, and maps its claims. Pure: `now` and `clockSkewS` come from the caller.
  */
@@ -52,7 +68,7 @@ export function evaluateIssuerPolicy(
   context: { use: TokenUse; now: Date; clockSkewS: number },
 ): PolicyResult {
   const { header, payload } = token;
-  const wanted = context.use === 'decision' ? policy.audience?.decisions : policy.audience?.approvals;
+  const wanted = audienceFor(policy, context.use);
   if (wanted) {
     const aud = payload['aud'];
     const carried = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud.filter((a): a is string => typeof a === 'string') : [];
@@ -84,5 +100,6 @@ export function evaluateIssuerPolicy(
   const roles = claimAt(payload, map.roles);
   // As before: only an array counts, its non-strings dropped (a lone string grants nothing).
   const roleList = Array.isArray(roles) ? roles.filter((r): r is string => typeof r === 'string') : [];
-  return { ok: true, claims: { principal, tenant, serviceId, roles: roleList } };
+  const person = map.person ? str(claimAt(payload, map.person)) : null;
+  return { ok: true, claims: { principal, tenant, serviceId, roles: roleList, person } };
 }

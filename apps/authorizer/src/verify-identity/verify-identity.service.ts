@@ -3,15 +3,19 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, importSPKI, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type KeyLike } from 'jose';
 import { KERNEL_PRINCIPAL, type VerifiedIdentity } from '@arvis/effect-context';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig, type TrustedIssuer } from '../config/authorizer.config';
-import { evaluateIssuerPolicy, type IssuerPolicy, type IssuerRule, type TokenUse } from './issuer-policy';
+import { evaluateIssuerPolicy, type IssuerPolicy, type IssuerRule, type MappedClaims, type TokenUse } from './issuer-policy';
+import { issuerRulesSha256, recheckStoredIdentity, restoreIdentity, storeIdentity, type StoredIdentity } from './stored-identity';
 
+/** A verified identity comes with what the system may keep of it instead of the token (ADR 0035). */
 export type IdentityResult =
-  | { ok: true; identity: VerifiedIdentity }
+  | { ok: true; identity: VerifiedIdentity; stored: StoredIdentity }
   | { ok: false; reasonCode: 'identity_invalid' | 'authenticated_principal_required'; detail: string; rule?: IssuerRule };
 
 type IssuerKey = ({ alg: string; key: KeyObject | KeyLike; keySet?: undefined } | { alg: string; keySet: JWTVerifyGetKey; key?: undefined }) & {
   policy: IssuerPolicy;
   remote?: boolean;
+  rulesSha256: string;
+  parkedDecisions: 'token' | 'session';
 };
 
 const policyOf = (iss: TrustedIssuer): IssuerPolicy => ({
@@ -34,6 +38,7 @@ export class VerifyIdentityService {
     const map = new Map<string, IssuerKey>();
     for (const iss of this.config.identity.issuers) {
       const policy = policyOf(iss);
+      const rules = { policy, rulesSha256: issuerRulesSha256(iss), parkedDecisions: iss.parkedDecisions };
       if (iss.jwksUri) {
         // Fetched on first use, again once cacheMaxAge has passed, and for an unknown kid (at most
         // once per cooldown): a rotated key works without a restart, a retired one stops
@@ -43,17 +48,17 @@ export class VerifyIdentityService {
           cooldownDuration: iss.jwksCache?.cooldownMs ?? 30_000,
           timeoutDuration: iss.jwksCache?.timeoutMs ?? 5_000,
         });
-        map.set(iss.issuer, { alg: iss.alg, keySet, policy, remote: true });
+        map.set(iss.issuer, { alg: iss.alg, keySet, ...rules, remote: true });
         continue;
       }
       if (iss.jwks) {
         // jose picks the key by the token's kid (and alg); a token matching none is refused.
-        map.set(iss.issuer, { alg: iss.alg, keySet: createLocalJWKSet(iss.jwks as Parameters<typeof createLocalJWKSet>[0]), policy });
+        map.set(iss.issuer, { alg: iss.alg, keySet: createLocalJWKSet(iss.jwks as Parameters<typeof createLocalJWKSet>[0]), ...rules });
         continue;
       }
       const key =
         iss.alg === 'HS256' ? createSecretKey(Buffer.from(iss.secret!, 'utf8')) : await importSPKI(iss.publicKey!, iss.alg);
-      map.set(iss.issuer, { alg: iss.alg, key, policy });
+      map.set(iss.issuer, { alg: iss.alg, key, ...rules });
     }
     this.keys = map;
     return map;
@@ -99,23 +104,42 @@ export class VerifyIdentityService {
     }
     const judged = evaluateIssuerPolicy(trusted.policy, { header, payload }, { use, now, clockSkewS: this.config.identity.clockSkewS });
     if (!judged.ok) return { ok: false, reasonCode: 'identity_invalid', detail: judged.detail, rule: judged.rule };
-    const { principal, tenant, serviceId, roles } = judged.claims;
+    return this.identityOf(judged.claims, payload, trusted, token);
+  }
+
+  private identityOf(claims: MappedClaims, payload: JWTPayload, trusted: IssuerKey, token: string): IdentityResult {
+    const { principal, tenant, serviceId, roles, person } = claims;
     if (principal === KERNEL_PRINCIPAL) {
       return { ok: false, reasonCode: 'authenticated_principal_required', detail: 'the kernel principal is not a user identity' };
     }
     const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
-    return {
-      ok: true,
-      identity: {
-        principal,
-        tenant,
-        issuer: iss!,
-        authenticationStrength: str(payload['acr']) ?? 'unspecified',
-        serviceId,
-        sessionId: str(payload['sid']),
-        roles,
-        expiresAt: new Date(payload.exp! * 1000),
-      },
+    const identity: VerifiedIdentity = {
+      principal,
+      tenant,
+      issuer: payload.iss!,
+      authenticationStrength: str(payload['acr']) ?? 'unspecified',
+      serviceId,
+      sessionId: str(payload['sid']),
+      roles,
+      person,
+      expiresAt: new Date(payload.exp! * 1000),
+      issuedAt: typeof payload.iat === 'number' ? new Date(payload.iat * 1000) : null,
     };
+    return { ok: true, identity, stored: storeIdentity(identity, token, trusted.rulesSha256) };
+  }
+
+  /**
+   * A stored identity (a retry, a resumed confirmation, admission) judged again without its
+   * token: against the issuer's current entry and `now`, database time (ADR 0035).
+   */
+  async recheck(stored: StoredIdentity, now: Date, resumed = false): Promise<IdentityResult> {
+    const trusted = (await this.issuerKeys()).get(stored.issuer);
+    const issuer = trusted && { rulesSha256: trusted.rulesSha256, maxTokenAgeS: trusted.policy.maxTokenAgeS, parkedDecisions: trusted.parkedDecisions };
+    const judged = recheckStoredIdentity(stored, issuer, { now, clockSkewS: this.config.identity.clockSkewS, resumed });
+    if (!judged.ok) return { ok: false, reasonCode: 'identity_invalid', detail: judged.detail };
+    if (stored.principal === KERNEL_PRINCIPAL) {
+      return { ok: false, reasonCode: 'authenticated_principal_required', detail: 'the kernel principal is not a user identity' };
+    }
+    return { ok: true, identity: restoreIdentity(stored), stored };
   }
 }

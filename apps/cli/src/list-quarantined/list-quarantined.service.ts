@@ -21,7 +21,7 @@ export class ListQuarantinedService {
               to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
               to_char(quarantined_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "quarantinedAt",
               coalesce(quarantine_reason, '') AS reason
-       FROM outbox WHERE quarantined_at IS NOT NULL ORDER BY seq`,
+       FROM outbox WHERE quarantined_at IS NOT NULL AND discarded_at IS NULL ORDER BY seq`,
     );
     return rows;
   }

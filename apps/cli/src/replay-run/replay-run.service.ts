@@ -1,9 +1,11 @@
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { FINAL_JOURNAL_KINDS, type JournalKind } from '@arvis/contracts';
 import { GENESIS_HASH } from '@arvis/crypto';
 import { columns, compact } from '../output';
 import { checkRow, JOURNAL_ROW_COLUMNS, type JournalRow, type StoredEntry } from '../verify-journal/journal-row';
+import { readPrunedThrough } from '../verify-journal/retention-horizon';
 import { checkConfirmationOrder } from './confirmation-order';
+import { checkResolutionOrder } from './resolution-order';
 import { checkToolResult, type CapabilityRow, type IntentRow } from './replay-checks';
 
 export interface ReplayedResult {
@@ -29,6 +31,8 @@ export interface ReplayReport {
   entriesReplayed: number;
   results: ReplayedResult[];
   mismatches: ReplayMismatch[];
+  /** tool_result entries whose intent and capability retention pruned: hashes checked, commitments not (ADR 0041). */
+  pruned: string[];
 }
 
 /**
@@ -49,32 +53,13 @@ export class ReplayRunService {
       if (rows.length === 0) {
         await client.query('COMMIT');
         // An unknown run matches nothing: a script reading only `matches` must not take it for a pass.
-        return { runId, known: inInbox, matches: inInbox, entriesReplayed: 0, results: [], mismatches: [] };
+        return { runId, known: inInbox, matches: inInbox, entriesReplayed: 0, results: [], mismatches: [], pruned: [] };
       }
 
-      // The run's rows interleave with other runs' rows; each is linked to its global predecessor.
-      const predecessorSeqs = rows.map((r) => (BigInt(r.journal_seq) - 1n).toString()).filter((s) => s !== '0');
-      const predecessors = new Map(
-        (await client.query<{ journal_seq: string; hash: string }>('SELECT journal_seq::text AS journal_seq, hash FROM journal WHERE journal_seq = ANY($1::bigint[])', [predecessorSeqs])).rows.map(
-          (r) => [r.journal_seq, r.hash],
-        ),
-      );
-      const capabilityIds = rows.filter((r) => r.kind === 'tool_result' && r.result_capability_id).map((r) => r.result_capability_id!);
-      const intents = new Map(
-        (await client.query<IntentRow>(
-          `SELECT intent_id, decision_id, capability_id, run_id, causal_id, tenant, principal, tool, process_id, payload_canonical,
-                  payload_sha256, effect_context, effect_context_commitment, idempotency_key, catalog_fingerprint, intent_commitment
-           FROM intents WHERE capability_id = ANY($1::text[])`,
-          [capabilityIds],
-        )).rows.map((i) => [i.capability_id, i]),
-      );
-      const capabilities = new Map(
-        (await client.query<CapabilityRow>('SELECT capability_id, decision_id, intent_id, state FROM capabilities WHERE capability_id = ANY($1::text[])', [capabilityIds])).rows.map(
-          (c) => [c.capability_id, c],
-        ),
-      );
+      const { predecessors, intents, capabilities, prunedThrough } = await storedMaterial(client, rows);
       await client.query('COMMIT');
 
+      const pruned: string[] = [];
       const results: ReplayedResult[] = [];
       const mismatches: ReplayMismatch[] = [];
       const hashed: StoredEntry[] = [];
@@ -92,12 +77,14 @@ export class ReplayRunService {
         hashed.push(entry);
         if (entry.kind === 'tool_result') {
           const capId = typeof entry.capabilityId === 'string' ? entry.capabilityId : '';
-          for (const m of checkToolResult(entry, intents.get(capId), capabilities.get(capId))) miss(`journal_seq ${row.journal_seq}: ${m}`);
+          const gone = !intents.has(capId) && !capabilities.has(capId) && BigInt(row.journal_seq) <= prunedThrough;
+          if (gone) pruned.push(row.journal_seq);
+          else for (const m of checkToolResult(entry, intents.get(capId), capabilities.get(capId))) miss(`journal_seq ${row.journal_seq}: ${m}`);
         }
         if (FINAL_JOURNAL_KINDS.has(entry.kind as JournalKind)) results.push(resultOf(row, entry));
       }
-      mismatches.push(...checkConfirmationOrder(hashed));
-      return { runId, known: true, matches: mismatches.length === 0, entriesReplayed: rows.length, results, mismatches };
+      mismatches.push(...checkConfirmationOrder(hashed), ...checkResolutionOrder(hashed));
+      return { runId, known: true, matches: mismatches.length === 0, entriesReplayed: rows.length, results, mismatches, pruned };
     } catch (e) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw e;
@@ -105,6 +92,32 @@ export class ReplayRunService {
       client.release();
     }
   }
+}
+
+/** What the run's entries are checked against: each row's global predecessor, intents, capabilities, the retention horizon. */
+async function storedMaterial(client: PoolClient, rows: JournalRow[]) {
+  // The run's rows interleave with other runs' rows; each is linked to its global predecessor.
+  const predecessorSeqs = rows.map((r) => (BigInt(r.journal_seq) - 1n).toString()).filter((s) => s !== '0');
+  const predecessors = new Map(
+    (await client.query<{ journal_seq: string; hash: string }>('SELECT journal_seq::text AS journal_seq, hash FROM journal WHERE journal_seq = ANY($1::bigint[])', [predecessorSeqs])).rows.map(
+      (r) => [r.journal_seq, r.hash],
+    ),
+  );
+  const capabilityIds = rows.filter((r) => r.kind === 'tool_result' && r.result_capability_id).map((r) => r.result_capability_id!);
+  const intents = new Map(
+    (await client.query<IntentRow>(
+      `SELECT intent_id, decision_id, capability_id, run_id, causal_id, tenant, principal, tool, process_id, payload_canonical,
+              payload_sha256, effect_context, effect_context_commitment, idempotency_key, catalog_fingerprint, intent_commitment
+       FROM intents WHERE capability_id = ANY($1::text[])`,
+      [capabilityIds],
+    )).rows.map((i) => [i.capability_id, i]),
+  );
+  const capabilities = new Map(
+    (await client.query<CapabilityRow>('SELECT capability_id, decision_id, intent_id, state FROM capabilities WHERE capability_id = ANY($1::text[])', [capabilityIds])).rows.map(
+      (c) => [c.capability_id, c],
+    ),
+  );
+  return { predecessors, intents, capabilities, prunedThrough: BigInt(await readPrunedThrough(client)) };
 }
 
 function resultOf(row: JournalRow, e: Record<string, unknown>): ReplayedResult {
@@ -126,6 +139,9 @@ export function renderReplay(r: ReplayReport): string[] {
       r.results.map((x) => [`#${x.journalSeq}`, x.decisionId, x.effectBoundary, x.success ? 'success' : 'failure', x.reasonCode ? `reason=${x.reasonCode}` : x.output !== undefined ? `output=${compact(x.output)}` : '']),
     ).map((l) => `  ${l}`),
   );
+  if (r.pruned.length > 0) {
+    lines.push(`${r.pruned.length} tool_result entries (journal_seq ${r.pruned.join(', ')}) have their intent and capability pruned by retention: chain checked, commitments not recomputed`);
+  }
   if (r.matches) lines.push('replay matches the journal');
   else for (const m of r.mismatches) lines.push(`mismatch: ${m.message}`);
   return lines;

@@ -1,3 +1,4 @@
+import { OPERATOR_RUN_ID } from '@arvis/journal';
 import { FINAL_JOURNAL_KINDS, type JournalKind } from '@arvis/contracts';
 
 export interface InboxRow {
@@ -81,7 +82,9 @@ export function summarizeRun(runId: string, inbox: InboxRow[], journal: RunJourn
     const d = byId.get(c.decision_id);
     if (d) d.capability = { capabilityId: c.capability_id, state: c.state, consumedBy: c.consumed_by, revokedReason: c.revoked_reason };
   }
-  for (const d of byId.values()) if (d.inboxStatus === null) d.problems.push('journaled but not in the decision inbox');
+  // Operator acts about no decision (ADR 0036) are their own pseudo-decisions, never in the inbox.
+  const operatorRun = runId === OPERATOR_RUN_ID;
+  for (const d of byId.values()) if (d.inboxStatus === null && !operatorRun) d.problems.push('journaled but not in the decision inbox');
   const decisions = [...byId.values()];
   const final = decisions.filter((d) => d.final).length;
   return { runId, decisions, counts: { decisions: decisions.length, final, awaitingFinal: decisions.length - final, entries: journal.length } };

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { ChainWalker, type ChainSummary, type JournalHeadRow } from './chain-walker';
+import { readPrunedThrough } from './retention-horizon';
 import { FINAL_KINDS, JOURNAL_ROW_COLUMNS, type JournalRow } from './journal-row';
 
 export interface BijectionFinding {
@@ -12,6 +13,8 @@ export interface VerifyReport {
   firstBreak: string | null;
   head: JournalHeadRow | null;
   chain: ChainSummary;
+  /** Retention (ADR 0041): decisions final at or below this seq may have lost intent and capability. */
+  retention: { materialThrough: string; resultsWithPrunedIntent: number };
   bijections: {
     consumedCapabilities: number;
     toolResults: number;
@@ -52,7 +55,8 @@ export class VerifyJournalService {
       }
       const head = (await client.query<JournalHeadRow>('SELECT last_seq::text AS last_seq, last_hash FROM journal_head WHERE id = 1')).rows[0];
       const chain = walker.finish(head);
-      const bijections = await this.bijections(client);
+      const retention = await this.retention(client);
+      const bijections = await this.bijections(client, retention.materialThrough);
       await client.query('COMMIT');
       const firstBreak = chain.findings[0]?.message ?? bijections.findings[0]?.message ?? null;
       return {
@@ -60,6 +64,7 @@ export class VerifyJournalService {
         firstBreak,
         head: head ?? null,
         chain,
+        retention,
         bijections,
       };
     } catch (e) {
@@ -70,8 +75,27 @@ export class VerifyJournalService {
     }
   }
 
+  /**
+   * How far retention reached, and how many tool_result entries there have neither intent nor
+   * capability left: pruned, not deleted by a tamperer (the horizon moves only with the pruner's
+   * own deletions). The journal itself is never pruned, so the chain walk is unchanged.
+   */
+  private async retention(client: PoolClient): Promise<VerifyReport['retention']> {
+    const through = await readPrunedThrough(client);
+    const pruned = (
+      await client.query<{ n: string }>(
+        `SELECT count(*)::text AS n FROM journal j
+         WHERE j.kind = 'tool_result' AND j.journal_seq <= $1::bigint
+           AND NOT EXISTS (SELECT 1 FROM intents i WHERE i.capability_id = j.result_capability_id)
+           AND NOT EXISTS (SELECT 1 FROM capabilities c WHERE c.capability_id = j.result_capability_id)`,
+        [through],
+      )
+    ).rows[0].n;
+    return { materialThrough: through, resultsWithPrunedIntent: Number(pruned) };
+  }
+
   /** Set checks done by the database (joins over indexed columns), never by loading tables. */
-  private async bijections(client: PoolClient): Promise<VerifyReport['bijections']> {
+  private async bijections(client: PoolClient, prunedThrough: string): Promise<VerifyReport['bijections']> {
     const findings: BijectionFinding[] = [];
     const notes: string[] = [];
 
@@ -83,7 +107,7 @@ export class VerifyJournalService {
     ).rows[0];
 
     await this.capabilitiesWithoutResult(client, findings, notes);
-    await this.resultsWithoutIntent(client, findings);
+    await this.resultsWithoutIntent(client, findings, prunedThrough);
     await this.decisionsWithSeveralFinals(client, findings);
     await this.openDecisions(client, notes);
 
@@ -118,8 +142,9 @@ export class VerifyJournalService {
     }
   }
 
-  private async resultsWithoutIntent(client: PoolClient, findings: BijectionFinding[]): Promise<void> {
-    // Every tool_result names a consumed capability that has a stored intent.
+  private async resultsWithoutIntent(client: PoolClient, findings: BijectionFinding[], prunedThrough: string): Promise<void> {
+    // Every tool_result names a consumed capability that has a stored intent, unless retention
+    // pruned both (at or below its horizon); a capability left without its intent is still a break.
     const orphans = await client.query<{ journal_seq: string; decision_id: string; capability_id: string | null; intent_id: string | null; state: string | null }>(
       `SELECT j.journal_seq::text AS journal_seq, j.decision_id, j.result_capability_id AS capability_id, i.intent_id, c.state
        FROM journal j
@@ -127,9 +152,10 @@ export class VerifyJournalService {
        LEFT JOIN capabilities c ON c.capability_id = j.result_capability_id
        WHERE j.kind = 'tool_result'
          AND (j.result_capability_id IS NULL OR i.intent_id IS NULL OR c.state IS DISTINCT FROM 'consumed')
+         AND NOT (j.journal_seq <= $2::bigint AND j.result_capability_id IS NOT NULL AND i.intent_id IS NULL AND c.capability_id IS NULL)
        ORDER BY j.journal_seq
        LIMIT $1`,
-      [LIST_LIMIT],
+      [LIST_LIMIT, prunedThrough],
     );
     for (const r of orphans.rows) {
       const why = r.capability_id === null ? 'names no capability' : r.intent_id === null ? `capability ${r.capability_id} has no intent` : `capability ${r.capability_id} is ${r.state ?? 'missing'}, not consumed`;
@@ -173,6 +199,11 @@ export function renderVerify(r: VerifyReport): string[] {
   if (c.findings.length === 0) lines.push('chain intact: every hash recomputes, seqs contiguous from 1, head matches the last row');
   for (const f of c.findings) lines.push(f.message);
   if (c.findingsDropped > 0) lines.push(`… and ${c.findingsDropped} more chain findings`);
+  if (r.retention.materialThrough !== '0') {
+    lines.push(
+      `retention: material pruned through journal_seq ${r.retention.materialThrough}; ${r.retention.resultsWithPrunedIntent} tool_result entries there have no intent or capability left (ADR 0041)`,
+    );
+  }
   const b = r.bijections;
   lines.push(`bijections: ${b.consumedCapabilities} consumed capabilities, ${b.toolResults} tool_result entries`);
   if (b.findings.length === 0) lines.push('bijections hold: one result per consumed capability, an intent per result, at most one final per decision');

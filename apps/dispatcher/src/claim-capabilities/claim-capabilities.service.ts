@@ -81,10 +81,12 @@ export class ClaimCapabilitiesService {
   private async matchStored(tx: Tx, verified: readonly VerifiedIntent[], deadLetters: OutboxRow[]): Promise<Presented[]> {
     const rows = await tx.intent.findMany({ where: { intentId: { in: verified.map((v) => v.intent.intentId) } } });
     const byId = new Map(rows.map((s) => [s.intentId, s as StoredIntent]));
+    // A receipt of another store: an operator may have rebound this one to it since (ADR 0036).
+    if (verified.some((v) => !this.storeFingerprint.accepted.has(v.intent.receipt.storeFingerprint))) await this.storeFingerprint.refreshAccepted(tx);
     const presented: Presented[] = [];
     for (const v of verified) {
       const stored = byId.get(v.intent.intentId);
-      const mismatch = matchStoredIntent(v.intent, stored, this.storeFingerprint.value);
+      const mismatch = matchStoredIntent(v.intent, stored, this.storeFingerprint.accepted);
       if (mismatch) deadLetters.push(deadLetterRow(v.message, this.config.topics.intentsDlq, 'untrusted_tool_authorization_outcome', mismatch, new Date(), this.config.dlq.maxRawBytes));
       else presented.push({ ...v, stored: stored! });
     }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { commonEnvShape, commonSettings, envInt, envJson, envString, loadConfig } from '@arvis/config';
 import { toolPackagesEnv } from '@arvis/tool-catalog';
 
+const PgUrl = z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL');
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex SHA-256');
 
 const DispatcherEnv = z.object({
@@ -15,6 +16,10 @@ const DispatcherEnv = z.object({
   MAX_INTENT_BYTES: envInt(65536, 1024, 1048576),
   TOOL_CONCURRENCY: envInt(16, 1, 1024),
   TOOL_DATABASE_POOL_SIZE: envInt(4, 1, 64),
+  /** The tool bodies' connections (DATABASE_URL when unset); with roles, a tool package's role (ADR 0034). */
+  TOOL_DATABASE_URL: z.preprocess((v) => (v === '' ? undefined : v), PgUrl.optional()),
+  /** Per tool package, JSON {"<package name>": "postgresql://…"}: each package's bodies log in as its own role. */
+  TOOL_DATABASE_URLS: envJson(z.record(z.string().min(1), PgUrl), {}),
   /** keyId -> Ed25519 public key (PEM or base64 DER); several keys accepted for rotation. */
   INTENT_VERIFICATION_KEYS: envJson(
     z.record(z.string().min(1), z.string().min(1)).refine((m) => Object.keys(m).length > 0, 'at least one key is required'),
@@ -61,7 +66,11 @@ export function loadDispatcherConfig(env?: Record<string, string | undefined>) {
     dispatcherId: e.DISPATCHER_ID ?? `${hostname()}-${process.pid}`,
     maxIntentBytes: e.MAX_INTENT_BYTES,
     toolConcurrency: e.TOOL_CONCURRENCY,
-    toolPoolSize: e.TOOL_DATABASE_POOL_SIZE,
+    toolDatabase: {
+      url: e.TOOL_DATABASE_URL ?? e.DATABASE_URL,
+      perPackage: e.TOOL_DATABASE_URLS,
+      poolSize: e.TOOL_DATABASE_POOL_SIZE,
+    },
     verificationKeys: e.INTENT_VERIFICATION_KEYS,
     acceptedCatalogFingerprints: e.ACCEPTED_CATALOG_FINGERPRINTS,
     toolPackages: e.ARVIS_TOOL_PACKAGES,

@@ -24,7 +24,7 @@ const spec = defineTool({
 });
 
 const effectContext = buildEffectContext(
-  { principal: 'alice', tenant: 'acme', issuer: 'iss', authenticationStrength: 'mfa', serviceId: 'svc', sessionId: null, roles: [], expiresAt: new Date() },
+  { principal: 'alice', tenant: 'acme', issuer: 'iss', authenticationStrength: 'mfa', serviceId: 'svc', sessionId: null, roles: [], person: null, expiresAt: new Date(), issuedAt: null },
   { processId: 'default', runId: 'run-1' },
 );
 

@@ -54,7 +54,7 @@ const invocation: ToolInvocation = {
 describe('a package tool bound to the tools pool', () => {
   it('inserts into tool_body_starts before its body runs, then runs the body on the same pool', async () => {
     const { db, statements } = fakeDatabase();
-    const [body] = toolBodies(assembleTools([{ name: 'p', version: '1', tools: [tool] }]), db);
+    const [body] = toolBodies(assembleTools([{ name: 'p', version: '1', tools: [tool] }]), () => db);
     await expect(body.execute(invocation)).resolves.toEqual({ id: '7' });
     expect(statements).toEqual([
       { sql: 'INSERT INTO tool_body_starts (capability_id, tool) VALUES ($1, $2)', params: ['cap-1', 'test.write'] },
@@ -64,7 +64,7 @@ describe('a package tool bound to the tools pool', () => {
 
   it('hands reconciliation the same pool, and writes no marker for a lookup', async () => {
     const { db, statements } = fakeDatabase();
-    const [body] = toolBodies(assembleTools([{ name: 'p', version: '1', tools: [tool] }]), db);
+    const [body] = toolBodies(assembleTools([{ name: 'p', version: '1', tools: [tool] }]), () => db);
     await expect(body.reconcile!({ idempotencyKey: 'idem:1', capabilityId: 'cap-1' })).resolves.toEqual({ found: 'none' });
     expect(statements.map((s) => s.sql)).toEqual(['SELECT 1 FROM t WHERE k = $1']);
   });

@@ -45,14 +45,22 @@ export async function markBodyStart(db: MarkerConnection, tool: string, capabili
   await db.query('INSERT INTO tool_body_starts (capability_id, tool) VALUES ($1, $2)', [capabilityId, tool]);
 }
 
-/** Binds each tool of the set to the tools' pool; the start marker comes first, then the body. */
-export function toolBodies(set: ToolSet, db: ToolDatabase): ToolBody[] {
-  return [...set.definitions.values()].map((def) => ({
-    name: def.name,
-    execute: async (inv: ToolInvocation) => {
-      await markBodyStart(db, def.name, inv.capabilityId);
-      return def.execute({ ...inv, db });
-    },
-    reconcile: def.reconcile ? (lookup) => def.reconcile!({ ...lookup, db }) : undefined,
-  }));
+/**
+ * Binds each tool of the set to its package's pool (`dbFor`); the start marker comes first, on
+ * that same pool (a package's role may insert markers, never read them), then the body.
+ */
+export function toolBodies(set: ToolSet, dbFor: (packageName: string) => ToolDatabase): ToolBody[] {
+  return set.packages.flatMap((pkg) => {
+    const db = dbFor(pkg.name);
+    return pkg.tools.map(
+      (def): ToolBody => ({
+        name: def.name,
+        execute: async (inv: ToolInvocation) => {
+          await markBodyStart(db, def.name, inv.capabilityId);
+          return def.execute({ ...inv, db });
+        },
+        reconcile: def.reconcile ? (lookup) => def.reconcile!({ ...lookup, db }) : undefined,
+      }),
+    );
+  });
 }

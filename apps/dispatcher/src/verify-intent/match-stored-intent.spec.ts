@@ -67,5 +67,10 @@ describe('matchStoredIntent', () => {
 
   it('refuses a receipt from another database', () => {
     expect(matchStoredIntent(message(), stored, 'e'.repeat(64))).toMatch(/this database/);
+    expect(matchStoredIntent(message(), stored, new Set(['e'.repeat(64)]))).toMatch(/this database/);
+  });
+
+  it('accepts a receipt of a store this database was rebound from after a restore (ADR 0036)', () => {
+    expect(matchStoredIntent(message(), stored, new Set(['e'.repeat(64), fp]))).toBeNull();
   });
 });

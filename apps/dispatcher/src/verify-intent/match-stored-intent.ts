@@ -14,9 +14,10 @@ export interface StoredIntent extends IntentCommitmentMaterial {
 
 /**
  * Compares a signed message with the stored intent and its receipt. Returns the first mismatch,
- * or null when the message describes exactly the intent the authorizer committed.
+ * or null when the message describes exactly the intent the authorizer committed. The receipt's
+ * store must be this database, or one an operator rebound it from after a restore (ADR 0036).
  */
-export function matchStoredIntent(m: IntentMessage, s: StoredIntent | undefined, storeFingerprint: string): string | null {
+export function matchStoredIntent(m: IntentMessage, s: StoredIntent | undefined, storeFingerprint: string | ReadonlySet<string>): string | null {
   if (!s) return 'no stored intent with this intentId';
   const recomputed = intentCommitmentOf(s);
   if (recomputed !== s.intentCommitment) return 'stored intent does not match its own commitment';
@@ -38,8 +39,9 @@ export function matchStoredIntent(m: IntentMessage, s: StoredIntent | undefined,
     ['receipt.causalId', m.receipt.causalId, s.causalId],
     ['receipt.durablePosition', m.receipt.durablePosition, s.durablePosition.toString()],
     ['receipt.storeFingerprint', m.receipt.storeFingerprint, s.storeFingerprint],
-    ['receipt.storeFingerprint (this database)', m.receipt.storeFingerprint, storeFingerprint],
   ];
   for (const [field, got, want] of pairs) if (got !== want) return `${field} does not match the stored intent`;
+  const accepted = typeof storeFingerprint === 'string' ? new Set([storeFingerprint]) : storeFingerprint;
+  if (!accepted.has(m.receipt.storeFingerprint)) return 'receipt.storeFingerprint (this database) does not match the stored intent';
   return null;
 }

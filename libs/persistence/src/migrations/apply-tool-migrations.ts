@@ -23,12 +23,35 @@ const HISTORY_DDL = `CREATE TABLE IF NOT EXISTS "_arvis_tool_migrations" (
   PRIMARY KEY ("package", "migration_name")
 )`;
 
+// Which package each table belongs to: the database role of a package is granted exactly these
+// (database-roles.ts). Filled with the relations each of its migrations created; a package that
+// adopts tables created before it (the demo's) records them in a migration of its own.
+export const TOOL_TABLES_DDL = `CREATE TABLE IF NOT EXISTS "_arvis_tool_tables" (
+  "package" TEXT NOT NULL,
+  "table_name" TEXT NOT NULL,
+  "recorded_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  PRIMARY KEY ("table_name")
+)`;
+
+// Tables, views and foreign tables in the schema the migrations run in.
+const RELATIONS_SQL = `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'f')`;
+
+const relations = async (client: Client): Promise<Set<string>> =>
+  new Set((await client.query<{ relname: string }>(RELATIONS_SQL)).rows.map((r) => r.relname));
+
 const noWarn = () => undefined;
 
 async function applyOne(client: Client, pkg: string, m: { name: string; sql: string; checksum: string }): Promise<void> {
   await client.query('BEGIN');
   try {
+    const before = await relations(client);
     await client.query(m.sql);
+    const created = [...(await relations(client))].filter((r) => !before.has(r));
+    await client.query(
+      `INSERT INTO "_arvis_tool_tables" (package, table_name) SELECT $1, unnest($2::text[])`,
+      [pkg, created],
+    );
     await client.query('INSERT INTO "_arvis_tool_migrations" (package, migration_name, checksum) VALUES ($1, $2, $3)', [pkg, m.name, m.checksum]);
     await client.query('COMMIT');
   } catch (e) {
@@ -58,6 +81,7 @@ export async function applyToolMigrations(
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     await client.query(HISTORY_DDL);
+    await client.query(TOOL_TABLES_DDL);
     const { rows } = await client.query<{ package: string; migration_name: string; checksum: string }>(
       'SELECT package, migration_name, checksum FROM "_arvis_tool_migrations"',
     );

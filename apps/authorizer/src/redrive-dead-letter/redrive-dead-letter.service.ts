@@ -1,0 +1,67 @@
+import { HttpStatus, Inject, Injectable } from '@nestjs/common';
+import { z } from 'zod';
+import { DecimalString } from '@arvis/contracts';
+import { enqueueOutbox } from '@arvis/outbox';
+import { PrismaService } from '@arvis/persistence';
+import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
+import { refusal, type AdminOutcome, type Operator } from '../admin-guard/admin-http';
+import { journalOperatorAct, type JournaledAct } from '../admin-guard/operator-journal';
+import { readRecord, type TopicRecord } from './read-dead-letter';
+import { checkRedrivable } from './redrivable';
+
+/** A dead letter, by where it is: the DLQ of the decisions or of the intents, partition, offset. */
+export const DeadLetterBody = z.strictObject({
+  dlq: z.enum(['decisions', 'intents']),
+  partition: z.number().int().min(0),
+  offset: DecimalString,
+  note: z.string().max(2000).optional(),
+});
+export type DeadLetterBody = z.infer<typeof DeadLetterBody>;
+
+export interface DeadLetterAct extends JournaledAct {
+  disposition: 'redriven' | 'discarded';
+  sourceTopic: string;
+}
+
+/**
+ * Re-drives a dead letter (its original message sent again, byte for byte, to the topic it came
+ * from, through the outbox) or discards it (ADR 0036). A DLQ record cannot be changed, so what
+ * happened to it is a row of `dead_letter_dispositions`, keyed by where it is: inserted once, in
+ * the transaction that enqueues the message and journals the act. A second re-drive or discard
+ * of the same record is refused.
+ */
+@Injectable()
+export class RedriveDeadLetterService {
+  constructor(
+    @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
+    private readonly prisma: PrismaService,
+  ) {}
+
+  async act(operator: Operator, body: DeadLetterBody, to: 'redriven' | 'discarded'): Promise<AdminOutcome<DeadLetterAct>> {
+    const { topics } = this.config;
+    const [dlqTopic, sourceTopic] = body.dlq === 'decisions' ? [topics.decisionsDlq, topics.decisions] : [topics.intentsDlq, topics.intents];
+    const found: TopicRecord | null = await readRecord(this.config.kafka, dlqTopic, body.partition, body.offset);
+    if (!found) return { ok: false, ...refusal(HttpStatus.NOT_FOUND, 'not_found', `no record at ${dlqTopic}[${body.partition}]@${body.offset}`) };
+    const checked = checkRedrivable(found.value, sourceTopic);
+    // A record that cannot be sent again can still be discarded, if it is a dead letter at all.
+    if (!checked.ok && (to === 'redriven' || checked.why === 'not_a_dead_letter')) {
+      return { ok: false, ...refusal(HttpStatus.CONFLICT, checked.why, checked.message) };
+    }
+    const reasonCode = checked.ok ? checked.record.reasonCode : 'malformed_message';
+    const target = `${dlqTopic}/${body.partition}/${body.offset}`;
+    const done = await this.prisma.tx(async (tx) => {
+      const inserted = await tx.$executeRaw`
+        INSERT INTO dead_letter_dispositions (dlq_topic, partition, "offset", disposition, source_topic, reason_code, decided_by_issuer, decided_by, note)
+        VALUES (${dlqTopic}, ${body.partition}, ${body.offset}::bigint, ${to}, ${sourceTopic}, ${reasonCode}, ${operator.issuer}, ${operator.subject}, ${body.note ?? null})
+        ON CONFLICT DO NOTHING`;
+      if (inserted === 0) return null;
+      if (checked.ok && to === 'redriven') {
+        await enqueueOutbox(tx, [{ topic: sourceTopic, key: found.key ?? `${body.partition}:${body.offset}`, payload: checked.text }]);
+      }
+      const note = [body.note, `dead-lettered as ${reasonCode}`].filter(Boolean).join(' | ').slice(0, 2000);
+      return journalOperatorAct(tx, this.config.topics.journal, operator, { name: to === 'redriven' ? 'redrive_dead_letter' : 'discard_dead_letter', target, note });
+    });
+    if (!done) return { ok: false, ...refusal(HttpStatus.CONFLICT, 'already_handled', `${target} was already re-driven or discarded`) };
+    return { ok: true, body: { ...done, disposition: to, sourceTopic } };
+  }
+}

@@ -1,0 +1,248 @@
+import type { Pool, PoolClient } from 'pg';
+
+/** Windows and batch size of retention (ADR 0041); the windows are read against the database clock. */
+export interface RetentionSettings {
+  /** Intents, capabilities and finished effects of decisions whose final entry is older than this. */
+  decisionsMs: number;
+  /** Inbox rows (decisionId dedupe), confirmations, retries and key-holding effects: older than this. */
+  dedupeMs: number;
+  /** Rows looked at by one statement (one transaction). */
+  batch: number;
+}
+
+export interface PruneCounts {
+  intents: number;
+  capabilities: number;
+  effects: number;
+  inbox: number;
+  confirmations: number;
+  retries: number;
+  batches: number;
+}
+
+export const NO_PRUNED_ROWS: PruneCounts = { intents: 0, capabilities: 0, effects: 0, inbox: 0, confirmations: 0, retries: 0, batches: 0 };
+
+/** One pruner at a time across all processes (distinct from the relay's and checkpointer's locks). */
+const PRUNER_LOCK = 0x41524554; // 'ARET'
+
+/** Keyset position inside one pass: rows kept for a reason are stepped over, not read again. */
+interface Cursor {
+  at: string;
+  id: string;
+}
+const START: Cursor = { at: '-infinity', id: '' };
+
+// Effects still running or waiting, and unknown effects an operator must settle, keep their decision.
+const KEEPING_EFFECT_STATES = ['effect_pending', 'effect_started', 'effect_waiting', 'effect_state_unknown'];
+// A confirmation not yet consumed, denied or expired keeps its decision (and its inbox body).
+const OPEN_CONFIRMATIONS = ['pending', 'approved', 'reserved'];
+
+/**
+ * Material of finished decisions: intent, capability and effect, oldest intent first. A decision
+ * goes only when its final entry is older than the window; its effect is not running, waiting or
+ * unknown; no confirmation of it is open. An effect that holds its idempotency key stays (the
+ * dedupe pass removes it). The horizon is raised in the same statement, so a reader's snapshot
+ * sees the deletions and the horizon together.
+ */
+const MATERIAL_BATCH = `
+WITH scanned AS (
+  SELECT i.intent_id, i.capability_id, i.decision_id, i.committed_at
+  FROM intents i
+  WHERE i.committed_at < now() - make_interval(secs => $1::float8 / 1000)
+    AND (i.committed_at, i.intent_id) > ($2::timestamptz, $3::text)
+  ORDER BY i.committed_at, i.intent_id
+  LIMIT $4
+), prunable AS (
+  SELECT s.intent_id, s.capability_id, j.journal_seq, coalesce(e.holds_key AND e.state = 'effect_completed', false) AS keeps_key
+  FROM scanned s
+  JOIN journal j ON j.final_decision_id = s.decision_id AND j.recorded_at < now() - make_interval(secs => $1::float8 / 1000)
+  LEFT JOIN effects e ON e.capability_id = s.capability_id
+  WHERE (e.state IS NULL OR e.state <> ALL($5::text[]))
+    AND NOT EXISTS (SELECT 1 FROM confirmations c WHERE c.decision_id = s.decision_id AND c.status = ANY($6::text[]))
+), horizon AS (
+  UPDATE retention_horizon SET material_through = greatest(material_through, (SELECT max(journal_seq) FROM prunable)), updated_at = now()
+  WHERE chain = 'main' AND EXISTS (SELECT 1 FROM prunable)
+  RETURNING 1
+), gone_effects AS (
+  DELETE FROM effects e USING prunable p WHERE e.capability_id = p.capability_id AND NOT p.keeps_key RETURNING 1
+), gone_capabilities AS (
+  DELETE FROM capabilities c USING prunable p WHERE c.capability_id = p.capability_id RETURNING 1
+), gone_intents AS (
+  DELETE FROM intents i USING prunable p WHERE i.intent_id = p.intent_id RETURNING 1
+)
+SELECT (SELECT count(*) FROM scanned)::int AS scanned,
+       (SELECT count(*) FROM prunable)::int AS prunable,
+       (SELECT count(*) FROM horizon)::int AS horizon,
+       (SELECT count(*) FROM gone_effects)::int AS effects,
+       (SELECT count(*) FROM gone_capabilities)::int AS capabilities,
+       (SELECT count(*) FROM gone_intents)::int AS intents,
+       (SELECT committed_at::text FROM scanned ORDER BY committed_at DESC, intent_id DESC LIMIT 1) AS last_at,
+       (SELECT intent_id FROM scanned ORDER BY committed_at DESC, intent_id DESC LIMIT 1) AS last_id`;
+
+/**
+ * What dedupe needs, after the window: the inbox row (a redelivered decisionId is a no-op while
+ * it exists), the decision's confirmation and its retry row. Only once its material is gone (so
+ * every reason that kept the material keeps these too), no retry waits on its body, and every
+ * retry of its chain has been submitted and ended (attempts are counted from the retries table).
+ */
+const DEDUPE_BATCH = `
+WITH scanned AS (
+  SELECT d.decision_id, d.received_at
+  FROM decision_inbox d
+  WHERE d.received_at < now() - make_interval(secs => $1::float8 / 1000)
+    AND (d.received_at, d.decision_id) > ($2::timestamptz, $3::text)
+  ORDER BY d.received_at, d.decision_id
+  LIMIT $4
+), prunable AS (
+  SELECT s.decision_id
+  FROM scanned s
+  JOIN journal j ON j.final_decision_id = s.decision_id AND j.recorded_at < now() - make_interval(secs => $1::float8 / 1000)
+  WHERE NOT EXISTS (SELECT 1 FROM intents i WHERE i.decision_id = s.decision_id)
+    AND NOT EXISTS (SELECT 1 FROM confirmations c WHERE c.decision_id = s.decision_id AND c.status = ANY($5::text[]))
+    AND NOT EXISTS (SELECT 1 FROM retries r WHERE r.parent_decision_id = s.decision_id AND r.status = 'pending')
+    AND NOT EXISTS (
+      SELECT 1 FROM retries r JOIN retries r2 ON r2.chain_id = r.chain_id
+      WHERE r.decision_id = s.decision_id
+        AND (r2.status = 'pending' OR NOT EXISTS (SELECT 1 FROM journal j2 WHERE j2.final_decision_id = r2.decision_id)))
+), gone_inbox AS (
+  DELETE FROM decision_inbox d USING prunable p WHERE d.decision_id = p.decision_id RETURNING 1
+), gone_confirmations AS (
+  DELETE FROM confirmations c USING prunable p WHERE c.decision_id = p.decision_id RETURNING 1
+), gone_retries AS (
+  DELETE FROM retries r USING prunable p WHERE r.decision_id = p.decision_id RETURNING 1
+)
+SELECT (SELECT count(*) FROM scanned)::int AS scanned,
+       (SELECT count(*) FROM prunable)::int AS prunable,
+       (SELECT count(*) FROM gone_inbox)::int AS inbox,
+       (SELECT count(*) FROM gone_confirmations)::int AS confirmations,
+       (SELECT count(*) FROM gone_retries)::int AS retries,
+       (SELECT received_at::text FROM scanned ORDER BY received_at DESC, decision_id DESC LIMIT 1) AS last_at,
+       (SELECT decision_id FROM scanned ORDER BY received_at DESC, decision_id DESC LIMIT 1) AS last_id`;
+
+/** Finished effects that held their idempotency key, once their material is gone and the dedupe window passed. */
+const KEY_HOLDERS_BATCH = `
+DELETE FROM effects WHERE ctid IN (
+  SELECT e.ctid FROM effects e
+  WHERE e.holds_key AND e.state = 'effect_completed'
+    AND e.finished_at < now() - make_interval(secs => $1::float8 / 1000)
+    AND NOT EXISTS (SELECT 1 FROM intents i WHERE i.capability_id = e.capability_id)
+  ORDER BY e.finished_at
+  LIMIT $2)`;
+
+interface MaterialRow {
+  scanned: number;
+  prunable: number;
+  horizon: number;
+  effects: number;
+  capabilities: number;
+  intents: number;
+  last_at: string | null;
+  last_id: string | null;
+}
+
+interface DedupeRow {
+  scanned: number;
+  prunable: number;
+  inbox: number;
+  confirmations: number;
+  retries: number;
+  last_at: string | null;
+  last_id: string | null;
+}
+
+/**
+ * Bounded pruning of the decision tables (ADR 0041). Every batch is one statement in its own
+ * transaction; its counts are checked before the commit, so a batch that would delete other than
+ * what it selected is rolled back. The journal is never touched. One pruner runs at a time (an
+ * advisory lock); a pass stops early when `keepGoing` says so (shutdown).
+ */
+export class RetentionPruner {
+  constructor(
+    private readonly pool: Pool,
+    private readonly settings: RetentionSettings,
+  ) {}
+
+  /**
+   * One pass; null when another process holds the pruner's lock. `dedupe: false` keeps every
+   * dedupe row (the decisions topic may still redeliver what they guard: see the caller).
+   */
+  async pruneOnce({ dedupe = true, keepGoing = () => true }: { dedupe?: boolean; keepGoing?: () => boolean } = {}): Promise<PruneCounts | null> {
+    const client = await this.pool.connect();
+    try {
+      const locked = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [PRUNER_LOCK])).rows[0].ok;
+      if (!locked) return null;
+      try {
+        const counts = { ...NO_PRUNED_ROWS };
+        await this.material(client, counts, keepGoing);
+        if (dedupe) {
+          await this.dedupe(client, counts, keepGoing);
+          await this.keyHolders(client, counts, keepGoing);
+        }
+        return counts;
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [PRUNER_LOCK]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  private async material(client: PoolClient, counts: PruneCounts, keepGoing: () => boolean): Promise<void> {
+    const { decisionsMs, batch } = this.settings;
+    for (let at = START; keepGoing(); ) {
+      const r = await inTransaction(client, MATERIAL_BATCH, [decisionsMs, at.at, at.id, batch, KEEPING_EFFECT_STATES, OPEN_CONFIRMATIONS], (r: MaterialRow) => {
+        // Each prunable decision has exactly one intent and one capability; the horizon moves once.
+        if (r.intents !== r.prunable || r.capabilities !== r.prunable) return `deleted ${r.intents} intents and ${r.capabilities} capabilities for ${r.prunable} decisions`;
+        if (r.horizon !== (r.prunable > 0 ? 1 : 0)) return `retention horizon moved ${r.horizon} times`;
+        return null;
+      });
+      counts.batches++;
+      counts.intents += r.intents;
+      counts.capabilities += r.capabilities;
+      counts.effects += r.effects;
+      if (r.scanned < batch || r.last_at === null) return;
+      at = { at: r.last_at, id: r.last_id! };
+    }
+  }
+
+  private async dedupe(client: PoolClient, counts: PruneCounts, keepGoing: () => boolean): Promise<void> {
+    const { dedupeMs, batch } = this.settings;
+    for (let at = START; keepGoing(); ) {
+      const r = await inTransaction(client, DEDUPE_BATCH, [dedupeMs, at.at, at.id, batch, OPEN_CONFIRMATIONS], (r: DedupeRow) =>
+        // One inbox row per decision; at most one confirmation and one retry row each.
+        r.inbox !== r.prunable || r.confirmations > r.prunable || r.retries > r.prunable ? `deleted ${r.inbox} inbox rows for ${r.prunable} decisions` : null,
+      );
+      counts.batches++;
+      counts.inbox += r.inbox;
+      counts.confirmations += r.confirmations;
+      counts.retries += r.retries;
+      if (r.scanned < batch || r.last_at === null) return;
+      at = { at: r.last_at, id: r.last_id! };
+    }
+  }
+
+  private async keyHolders(client: PoolClient, counts: PruneCounts, keepGoing: () => boolean): Promise<void> {
+    const { dedupeMs, batch } = this.settings;
+    while (keepGoing()) {
+      const res = await client.query(KEY_HOLDERS_BATCH, [dedupeMs, batch]);
+      counts.batches++;
+      counts.effects += res.rowCount ?? 0;
+      if ((res.rowCount ?? 0) < batch) return;
+    }
+  }
+}
+
+/** Runs one batch statement in a transaction; commits only if `problem` finds nothing wrong with its counts. */
+async function inTransaction<R>(client: PoolClient, sql: string, params: unknown[], problem: (row: R) => string | null): Promise<R> {
+  await client.query('BEGIN');
+  try {
+    const row = (await client.query(sql, params)).rows[0] as R;
+    const wrong = problem(row);
+    if (wrong) throw new Error(`retention batch rolled back: ${wrong}`);
+    await client.query('COMMIT');
+    return row;
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+}

@@ -3,7 +3,7 @@
 // decision ends as a dead letter, not in the journal).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { commonEnvShape, envInt, loadConfig, topicsFor } from '@arvis/config';
+import { commonEnvShape, ConfigError, envInt, kafkaSecurity, kafkaSecurityEnvShape, loadConfig, topicsFor } from '@arvis/config';
 import { retryDecisionId, type DlqRecord, type JournalEntry } from '@arvis/contracts';
 import { DecisionClient, JournalWatcher, mintIdentityToken, type DecisionInput } from '@arvis/decision-client';
 
@@ -23,9 +23,14 @@ async function main(): Promise<void> {
       DEMO_TIMEOUT_MS: envInt(60000, 1000),
       /** How long to wait, after the last final entry, for a signed checkpoint covering it (0: not at all). */
       DEMO_CHECKPOINT_WAIT_MS: envInt(0, 0),
+      ARVIS_PROFILE: commonEnvShape.ARVIS_PROFILE,
+      // One principal for both: it writes decisions and reads the journal and the DLQs.
+      ...kafkaSecurityEnvShape,
     }),
   );
-  const brokers = env.KAFKA_BROKERS.split(',');
+  const { security, issues } = kafkaSecurity(env, env.ARVIS_PROFILE);
+  if (issues.length > 0) throw new ConfigError(issues);
+  const brokers = { brokers: env.KAFKA_BROKERS.split(','), security };
   const topics = topicsFor(env.ARVIS_TOPIC_PREFIX);
   const runId = `demo-${randomUUID()}`;
   const token = await mintIdentityToken(
@@ -123,6 +128,6 @@ function report(watcher: JournalWatcher, runId: string, all: string[], forged: s
 }
 
 main().catch((e: Error) => {
-  console.error(`[demo] ${e.stack ?? e.message}`);
-  process.exit(1);
+  console.error(`[demo] ${e instanceof ConfigError ? e.message : (e.stack ?? e.message)}`);
+  process.exit(e instanceof ConfigError ? 78 : 1);
 });

@@ -24,6 +24,19 @@ describe('a service started with a bad configuration', () => {
     expect(r.stderr).toContain('INTENT_SIGNING_KEY');
   });
 
+  it('the relay exits 78 naming a Kafka password file it cannot read and a CA file without TLS', () => {
+    const r = start('relay', {
+      KAFKA_SASL_MECHANISM: 'scram-sha-512',
+      KAFKA_SASL_USERNAME: 'relay',
+      KAFKA_SASL_PASSWORD_FILE: '/nonexistent/kafka-password',
+      KAFKA_TLS_CA_FILE: '/nonexistent/ca.pem',
+    });
+    expect(r.status).toBe(78);
+    expect(r.stderr).toContain('[relay] Invalid configuration:');
+    expect(r.stderr).toContain('KAFKA_SASL_PASSWORD_FILE: cannot read /nonexistent/kafka-password (ENOENT)');
+    expect(r.stderr).toContain('KAFKA_TLS_CA_FILE: set, but KAFKA_TLS is not true');
+  });
+
   it('the dispatcher exits 78 when fault injection is asked for in production', () => {
     // Otherwise valid, so the cross-field rule (checked after each field) is what stops it.
     const publicKey = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();

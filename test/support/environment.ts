@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'pg';
-import { topicsFor } from '@arvis/config';
+import { topicsFor, type KafkaSecurity } from '@arvis/config';
 import { createKafka, ensureTopics } from '@arvis/kafka';
 import { applyMigrations } from '@arvis/persistence';
 import { localKeyEnv, localKeys } from '../../scripts/local-keys';
@@ -32,10 +32,16 @@ export function brokers(): string[] {
 /** The consumer group an app of this environment joins. */
 export const groupOf = (env: TestEnvironment, app: 'authorizer' | 'dispatcher') => `${env.topicPrefix}${app}`;
 
+/** Another broker than the suite's, and a principal that may create topics on it (the admin). */
+export interface BrokerAccess {
+  brokers: string[];
+  security: KafkaSecurity;
+}
+
 /** A fresh database (dropped and recreated), migrated, and a fresh topic prefix with its topics. */
 export async function createEnvironment(
   name: string,
-  opts: { migrationsDir?: string; toolPackages?: readonly string[] } = {},
+  opts: { migrationsDir?: string; toolPackages?: readonly string[]; kafka?: BrokerAccess } = {},
 ): Promise<TestEnvironment> {
   // ARVIS_TEST_NAMESPACE lets two checkouts run their suites side by side on one PostgreSQL.
   const db = `arvis_test_${(process.env.ARVIS_TEST_NAMESPACE ?? '') + name}`.replace(/[^a-z0-9_]/gi, '_').toLowerCase();
@@ -48,13 +54,14 @@ export async function createEnvironment(
   const toolPackages = [localToolPackages(ROOT), ...(opts.toolPackages ?? [])].join(',');
   await migrateToolPackages(databaseUrl, toolPackages);
   const topicPrefix = `t${Date.now().toString(36)}-${name}.`;
-  const kafka = createKafka({ brokers: brokers(), clientId: 'arvis-test-setup' });
+  const access = opts.kafka ?? { brokers: brokers(), security: {} };
+  const kafka = createKafka({ ...access, clientId: 'arvis-test-setup' });
   await ensureTopics(kafka, topicsFor(topicPrefix), { partitions: 6, journalRetentionMs: -1 });
   const keys = localKeys(DATA);
   const keyEnv = localKeyEnv(keys);
   return {
     name,
-    brokers: brokers(),
+    brokers: access.brokers,
     databaseUrl,
     topicPrefix,
     issuer: { issuer: keys.issuer.issuer, privateKeyPem: keys.issuer.privateKeyPem },
@@ -62,7 +69,8 @@ export async function createEnvironment(
       ARVIS_PROFILE: 'production',
       LOG_LEVEL: 'info',
       DATABASE_URL: databaseUrl,
-      KAFKA_BROKERS: brokers().join(','),
+      // The apps get no credentials here: a spec on a secured broker gives each app its own.
+      KAFKA_BROKERS: access.brokers.join(','),
       ARVIS_TOPIC_PREFIX: topicPrefix,
       // Short sessions so a killed process is replaced quickly.
       KAFKA_SESSION_TIMEOUT_MS: '6000',

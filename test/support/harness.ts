@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { topicsFor } from '@arvis/config';
+import { topicsFor, type KafkaSecurity } from '@arvis/config';
 import type { Topics } from '@arvis/contracts';
 import { DecisionClient, JournalWatcher, mintIdentityToken, type DecisionInput } from '@arvis/decision-client';
 import { createKafka, createProducer } from '@arvis/kafka';
@@ -12,11 +12,15 @@ export class Harness {
   readonly client: DecisionClient;
   readonly journal: JournalWatcher;
 
-  constructor(readonly env: TestEnvironment) {
+  /** On a secured broker: the principals the decision client and the journal watcher act as. */
+  constructor(
+    readonly env: TestEnvironment,
+    as: { client?: KafkaSecurity; journal?: KafkaSecurity } = {},
+  ) {
     this.db = new Pool({ connectionString: env.databaseUrl, max: 2 });
     this.topics = topicsFor(env.topicPrefix);
-    this.client = new DecisionClient(env.brokers, this.topics, 'arvis-test-client');
-    this.journal = new JournalWatcher(env.brokers, this.topics);
+    this.client = new DecisionClient({ brokers: env.brokers, security: as.client }, this.topics, 'arvis-test-client');
+    this.journal = new JournalWatcher({ brokers: env.brokers, security: as.journal }, this.topics);
   }
 
   async start(): Promise<this> {

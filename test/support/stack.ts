@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Faults } from '@arvis/config';
-import { createEnvironment, groupOf, type TestEnvironment } from './environment';
+import { createEnvironment, groupOf, type BrokerAccess, type TestEnvironment } from './environment';
 import { DATA, startApp, stopApp, type AppName, type RunningApp } from './services';
 
 let nextPort = 13200;
@@ -10,8 +10,11 @@ export class Stack {
   readonly apps: RunningApp[] = [];
   private constructor(readonly env: TestEnvironment) {}
 
-  /** toolPackages: packages loaded beside the demo's (paths or module names, as ARVIS_TOOL_PACKAGES takes). */
-  static async create(name: string, opts: { migrationsDir?: string; toolPackages?: readonly string[] } = {}): Promise<Stack> {
+  /**
+   * toolPackages: packages loaded beside the demo's (paths or module names, as ARVIS_TOOL_PACKAGES takes).
+   * kafka: another broker (the secured one), where the topics are created as its admin.
+   */
+  static async create(name: string, opts: { migrationsDir?: string; toolPackages?: readonly string[]; kafka?: BrokerAccess } = {}): Promise<Stack> {
     return new Stack(await createEnvironment(name, opts));
   }
 

@@ -13,6 +13,13 @@ describe('loadCliConfig', () => {
     expect(() => loadCliConfig({ DATABASE_URL: 'mysql://nope' })).toThrow(ConfigError);
   });
 
+  it('connects as the analyst named by the Kafka security settings, and refuses inconsistent ones', () => {
+    const env = { JOURNAL_CHECKPOINT_VERIFICATION_KEYS: JSON.stringify({ 'j-1': publicKeyPem }), KAFKA_BROKERS: 'b1:9093, b2:9093' };
+    const c = loadCliConfig({ ...env, KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'analyst', KAFKA_SASL_PASSWORD: 'pw', KAFKA_TLS: 'true' }, topicOnly);
+    expect(c.kafka).toEqual({ brokers: ['b1:9093', 'b2:9093'], security: { ssl: true, sasl: { mechanism: 'scram-sha-512', username: 'analyst', password: 'pw' } } });
+    expect(() => loadCliConfig({ ...env, KAFKA_SASL_MECHANISM: 'scram-sha-512' }, topicOnly)).toThrow(/KAFKA_SASL_USERNAME: required/);
+  });
+
   it.each([
     ['no key', {}],
     ['an empty keyring', { JOURNAL_CHECKPOINT_VERIFICATION_KEYS: '{}' }],

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonEnvShape, envJson, loadConfig, topicsFor } from '@arvis/config';
+import { commonEnvShape, ConfigError, envJson, kafkaSecurity, kafkaSecurityEnvShape, loadConfig, topicsFor } from '@arvis/config';
 import { loadEd25519PublicKey, type VerificationKeyring } from '@arvis/crypto';
 import { toolPackagesEnv } from '@arvis/tool-catalog';
 
@@ -9,6 +9,8 @@ const TopicEnv = {
   KAFKA_BROKERS: commonEnvShape.KAFKA_BROKERS,
   ARVIS_TOPIC_PREFIX: commonEnvShape.ARVIS_TOPIC_PREFIX,
   ARVIS_TOOL_PACKAGES: toolPackagesEnv,
+  // The analyst's own principal: it reads the journal topic only (docs/kafka-security.md).
+  ...kafkaSecurityEnvShape,
 };
 
 /** keyId -> Ed25519 public key of the journal checkpoints (PEM or base64 spki DER). */
@@ -56,10 +58,14 @@ export function loadCliConfig(env?: Record<string, string | undefined>, needs: C
     ADMIN_URL?: string;
     ADMIN_TOKEN?: string;
   };
+  const { security, issues } = kafkaSecurity(e);
+  if (issues.length > 0) throw new ConfigError(issues);
+  const brokers = e.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean);
   return {
     /** Undefined when the command runs without a database. */
     databaseUrl: e.DATABASE_URL,
-    brokers: e.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
+    brokers,
+    kafka: { brokers, security },
     topics: topicsFor(e.ARVIS_TOPIC_PREFIX),
     checkpointKeys: e.JOURNAL_CHECKPOINT_VERIFICATION_KEYS ?? (new Map() as VerificationKeyring),
     toolPackages: e.ARVIS_TOOL_PACKAGES,

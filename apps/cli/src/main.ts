@@ -71,7 +71,7 @@ async function execute(command: Exclude<Command, { name: 'help' }>, config: CliC
       process.once('SIGINT', abort);
       process.once('SIGTERM', abort);
       try {
-        await new TailJournalService(config.brokers, config.topics.journal, out).tail(command, stop.signal);
+        await new TailJournalService(config.kafka, config.topics.journal, out).tail(command, stop.signal);
       } finally {
         process.off('SIGINT', abort);
         process.off('SIGTERM', abort);
@@ -125,7 +125,7 @@ async function execute(command: Exclude<Command, { name: 'help' }>, config: CliC
 type Print = (doc: unknown, lines: () => string[]) => void;
 
 async function verify(source: Extract<Command, { name: 'verify' }>['source'], config: CliConfig, print: Print): Promise<number> {
-  const topic = () => new VerifyJournalTopicService(config.brokers, config.topics.journal, config.checkpointKeys);
+  const topic = () => new VerifyJournalTopicService(config.kafka, config.topics.journal, config.checkpointKeys);
   if (source === 'topic') {
     const report = await topic().fromTopic();
     print(report, () => renderTopicVerify(report));

@@ -4,6 +4,7 @@ import { loadEd25519PrivateKey } from '@arvis/crypto';
 import { ConfigError, envBool, envInt, envString } from './load-config';
 import { faultsEnv, hasFaults } from './faults';
 import { tracingEnvShape, tracingSettings } from './tracing-config';
+import { kafkaSecurity, kafkaSecurityEnvShape, type KafkaSecurity } from './kafka-security-config';
 
 export const Profile = z.enum(['production', 'test', 'development']);
 export type Profile = z.infer<typeof Profile>;
@@ -31,6 +32,7 @@ export const commonEnvShape = {
   KAFKA_HEARTBEAT_INTERVAL_MS: envInt(3000, 100),
   KAFKA_PARTITIONS_CONCURRENCY: envInt(3, 1, 64),
   KAFKA_MAX_BATCH_BYTES: envInt(1048576, 1024),
+  ...kafkaSecurityEnvShape,
   /** kafkajs's retries per connection attempt of the consumer; start-up itself retries without end. */
   KAFKA_CONNECT_RETRIES: envInt(10, 0, 100),
   /** Prefix for every topic name; fault specs use their own. */
@@ -97,6 +99,8 @@ export interface KafkaSettings {
   partitionsConsumedConcurrently: number;
   maxBatchBytes: number;
   maxHandlerAttempts: number;
+  /** SASL and TLS of every client this process builds (ADR 0033); empty: plaintext, no authentication. */
+  security: KafkaSecurity;
   connectRetries: number;
 }
 
@@ -174,7 +178,8 @@ export interface CheckpointSettings {
 type CommonEnv = z.output<z.ZodObject<typeof commonEnvShape>>;
 
 export function commonSettings(env: CommonEnv, clientId: string, groupId: string) {
-  const issues = crossCheck(env);
+  const { security, issues: securityIssues } = kafkaSecurity(env, env.ARVIS_PROFILE);
+  const issues = [...crossCheck(env), ...securityIssues];
   if (issues.length > 0) throw new ConfigError(issues);
   return {
     faults: env.ARVIS_FAULTS,
@@ -196,6 +201,7 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
       partitionsConsumedConcurrently: env.KAFKA_PARTITIONS_CONCURRENCY,
       maxBatchBytes: env.KAFKA_MAX_BATCH_BYTES,
       maxHandlerAttempts: env.CONSUMER_MAX_HANDLER_ATTEMPTS,
+      security,
       connectRetries: env.KAFKA_CONNECT_RETRIES,
     } satisfies KafkaSettings,
     relay: {

@@ -14,3 +14,13 @@ export {
 } from './common-config';
 export { FaultsSchema, faultFor, hasFaults, type Faults } from './faults';
 export { TracesSampler, tracingEnvShape, tracingSettings, type TracingSettings } from './tracing-config';
+export {
+  SaslMechanism,
+  kafkaSecurityEnvShape,
+  kafkaTopicEnvShape,
+  kafkaSecurity,
+  kafkaTopicSettings,
+  describeKafkaSecurity,
+  type KafkaSecurity,
+  type KafkaTopicSettings,
+} from './kafka-security-config';

@@ -9,10 +9,27 @@ import {
 } from '@arvis/contracts';
 // kafkajs directly, not @arvis/kafka: this lib is also published on its own (@arvis/decision-client),
 // and @arvis/kafka brings NestJS. The settings match libs/kafka: murmur2, as the services use.
-import { Kafka, logLevel, Partitioners, type Consumer, type Producer } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type Consumer, type KafkaConfig, type Producer } from 'kafkajs';
 
-function createKafka(settings: { brokers: string[]; clientId: string }): Kafka {
-  return new Kafka({ ...settings, logLevel: logLevel.WARN, retry: { initialRetryTime: 200, retries: 8, maxRetryTime: 5000 }, connectionTimeout: 3000 });
+/** SASL (PLAIN, SCRAM-SHA-256/512) and TLS, as kafkajs takes them (docs/kafka-security.md). */
+export interface KafkaSecurityOptions {
+  ssl?: KafkaConfig['ssl'];
+  sasl?: KafkaConfig['sasl'];
+}
+
+/** The brokers alone (plaintext, no authentication), or the brokers and how to authenticate. */
+export type KafkaConnection = string[] | { brokers: string[]; security?: KafkaSecurityOptions };
+
+function createKafka(connection: KafkaConnection, clientId: string): Kafka {
+  const { brokers, security } = Array.isArray(connection) ? { brokers: connection, security: undefined } : connection;
+  return new Kafka({
+    brokers,
+    clientId,
+    ...security,
+    logLevel: logLevel.WARN,
+    retry: { initialRetryTime: 200, retries: 8, maxRetryTime: 5000 },
+    connectionTimeout: 3000,
+  });
 }
 
 function createProducer(kafka: Kafka): Producer {
@@ -36,8 +53,8 @@ export class DecisionClient {
   private readonly kafka: Kafka;
   private producer?: Producer;
 
-  constructor(brokers: string[], private readonly topics: Topics, clientId = 'arvis-decision-client') {
-    this.kafka = createKafka({ brokers, clientId });
+  constructor(connection: KafkaConnection, private readonly topics: Topics, clientId = 'arvis-decision-client') {
+    this.kafka = createKafka(connection, clientId);
   }
 
   private async connected(): Promise<Producer> {
@@ -83,8 +100,8 @@ export class JournalWatcher {
   private consumer?: Consumer;
   private readonly kafka: Kafka;
 
-  constructor(brokers: string[], private readonly topics: Topics, private readonly onEntry?: (e: JournalEntry) => void) {
-    this.kafka = createKafka({ brokers, clientId: 'arvis-journal-watcher' });
+  constructor(connection: KafkaConnection, private readonly topics: Topics, private readonly onEntry?: (e: JournalEntry) => void) {
+    this.kafka = createKafka(connection, 'arvis-journal-watcher');
   }
 
   async start(): Promise<void> {

@@ -5,6 +5,7 @@ export {
   isTooLargeError,
   toInboundHeaders,
   type InboundMessage,
+  type KafkaConnection,
   type OutboundMessage,
   type Consumer,
   type Kafka,

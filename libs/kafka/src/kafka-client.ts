@@ -1,5 +1,5 @@
 import { Kafka, logLevel, Partitioners, type Consumer, type IHeaders, type Producer, type ProducerConfig } from 'kafkajs';
-import type { KafkaSettings } from '@arvis/config';
+import type { KafkaSecurity, KafkaSettings } from '@arvis/config';
 
 /**
  * The one place that knows kafkajs. Everything else speaks OutboundMessage/InboundMessage, so a
@@ -21,10 +21,15 @@ export interface InboundMessage {
   timestamp: string;
 }
 
-export function createKafka(settings: Pick<KafkaSettings, 'brokers' | 'clientId'> & Partial<Pick<KafkaSettings, 'connectRetries'>>): Kafka {
+/** Where a client connects and how it authenticates (every client here, ADR 0033). */
+export type KafkaConnection = Pick<KafkaSettings, 'brokers'> & { security?: KafkaSecurity };
+
+export function createKafka(settings: KafkaConnection & { clientId: string } & Partial<Pick<KafkaSettings, 'connectRetries'>>): Kafka {
   return new Kafka({
     clientId: settings.clientId,
     brokers: settings.brokers,
+    // Passed as kafkajs takes them: SASL (PLAIN or SCRAM) and TLS (own CA, client certificate).
+    ...settings.security,
     logLevel: logLevel.WARN,
     retry: { initialRetryTime: 200, retries: settings.connectRetries ?? 8, maxRetryTime: 5000 },
     connectionTimeout: 3000,

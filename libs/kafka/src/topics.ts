@@ -5,6 +5,10 @@ export interface TopicPlan {
   partitions: number;
   /** Retention of the journal copy; -1 keeps it without a time limit. */
   journalRetentionMs: number;
+  /** Replicas of each partition (default 1: the local single broker). */
+  replicationFactor?: number;
+  /** min.insync.replicas of the new topics (acks=all sends need this many replicas); broker default when unset. */
+  minInsyncReplicas?: number;
   /** How long to wait for every partition of a new topic to have a leader. */
   leaderTimeoutMs?: number;
 }
@@ -35,7 +39,17 @@ async function waitForLeaders(admin: Admin, names: string[], timeoutMs: number):
   throw new Error(`topics ${names.join(', ')} not ready after ${timeoutMs} ms: ${last}`);
 }
 
-/** Creates whichever of the project's topics are missing (the broker never creates topics itself). */
+function configEntriesFor(role: string, plan: TopicPlan): { name: string; value: string }[] {
+  const entries = role === 'journal' ? [{ name: 'retention.ms', value: String(plan.journalRetentionMs) }] : [];
+  if (plan.minInsyncReplicas !== undefined) entries.push({ name: 'min.insync.replicas', value: String(plan.minInsyncReplicas) });
+  return entries;
+}
+
+/**
+ * Creates whichever of the project's topics are missing (the broker never creates topics itself).
+ * Topics that exist keep their settings: changing a replication factor is a reassignment, an
+ * operator's move, not a start-up's.
+ */
 export async function ensureTopics(kafka: Kafka, topics: Topics, plan: TopicPlan): Promise<string[]> {
   const admin = kafka.admin();
   await admin.connect();
@@ -50,9 +64,8 @@ export async function ensureTopics(kafka: Kafka, topics: Topics, plan: TopicPlan
       topics: wanted.map(([role, name]) => ({
         topic: name,
         numPartitions: plan.partitions,
-        replicationFactor: 1,
-        configEntries:
-          role === 'journal' ? [{ name: 'retention.ms', value: String(plan.journalRetentionMs) }] : [],
+        replicationFactor: plan.replicationFactor ?? 1,
+        configEntries: configEntriesFor(role, plan),
       })),
     });
     const names = wanted.map(([, name]) => name);

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { createServer } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplication, Type } from '@nestjs/common';
-import { ConfigError } from '@arvis/config';
+import { ConfigError, describeKafkaSecurity } from '@arvis/config';
 import { KafkaBatchTransport } from '@arvis/kafka';
 import type { KafkaSettings } from '@arvis/config';
 import { PublicErrorFilter } from './http-errors';
@@ -100,5 +100,8 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
   await startInOrder(app, () => app.get(ServiceRuntime).startRelay(), ports, opts.httpHost(config));
   const api = ports.api === undefined ? '' : `, API on :${ports.api}`;
   logger.log(`${opts.service} ready: health and metrics on :${ports.management}${api}`, 'Bootstrap');
+  const kafka = opts.kafka(config);
+  // Which principal this process acts as (never the password): the broker's ACLs are per principal.
+  logger.log(`Kafka ${kafka.brokers.join(',')}: ${describeKafkaSecurity(kafka.security)}`, 'Bootstrap');
   return app;
 }

@@ -1,4 +1,4 @@
-import { createKafka } from '@arvis/kafka';
+import { createKafka, type KafkaConnection } from '@arvis/kafka';
 import type { TailFilter } from '../cli-args';
 import { entryLine, type Printer } from '../output';
 import { matchesFilter, readTailedEntry, SeqDeduper } from './entry-filter';
@@ -15,14 +15,14 @@ export interface TailOptions {
  */
 export class TailJournalService {
   constructor(
-    private readonly brokers: string[],
+    private readonly connection: KafkaConnection,
     private readonly topic: string,
     private readonly printer: Printer,
   ) {}
 
   /** Resolves with the number of entries printed, after --limit entries or when `stop` aborts. */
   async tail(opts: TailOptions, stop: AbortSignal): Promise<number> {
-    const kafka = createKafka({ brokers: this.brokers, clientId: 'arvis-cli' });
+    const kafka = createKafka({ ...this.connection, clientId: 'arvis-cli' });
     const groupId = `arvis-cli-tail-${process.pid}-${Date.now()}`;
     const consumer = kafka.consumer({ groupId, sessionTimeout: 10000, allowAutoTopicCreation: false });
     const seen = new SeqDeduper();

@@ -1,4 +1,4 @@
-import { createKafka } from '@arvis/kafka';
+import { createKafka, type KafkaConnection } from '@arvis/kafka';
 import type { TopicPosition } from './topic-copy';
 
 /**
@@ -6,8 +6,8 @@ import type { TopicPosition } from './topic-copy';
  * read began (records published meanwhile are left for the next run), in a throwaway consumer
  * group that is deleted afterwards, so no real consumer's offsets move.
  */
-export async function readJournalTopic(brokers: string[], topic: string, onRecord: (value: Buffer | null, at: TopicPosition) => void): Promise<void> {
-  const kafka = createKafka({ brokers, clientId: 'arvis-cli-verify' });
+export async function readJournalTopic(connection: KafkaConnection, topic: string, onRecord: (value: Buffer | null, at: TopicPosition) => void): Promise<void> {
+  const kafka = createKafka({ ...connection, clientId: 'arvis-cli-verify' });
   const admin = kafka.admin();
   await admin.connect();
   const groupId = `arvis-cli-verify-${process.pid}-${Date.now()}`;

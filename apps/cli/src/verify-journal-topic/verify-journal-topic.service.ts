@@ -1,6 +1,7 @@
 import { MAIN_JOURNAL_CHAIN } from '@arvis/contracts';
 import type { VerificationKeyring } from '@arvis/crypto';
 import type { Pool } from 'pg';
+import type { KafkaConnection } from '@arvis/kafka';
 import { compareWithDatabase, type DatabaseComparison } from './compare-with-database';
 import { readJournalTopic } from './read-journal-topic';
 import { checkTopicChains, type TopicReport } from './topic-chain';
@@ -29,7 +30,7 @@ export interface AgainstTopicReport {
  */
 export class VerifyJournalTopicService {
   constructor(
-    private readonly brokers: string[],
+    private readonly connection: KafkaConnection,
     private readonly topic: string,
     private readonly keyring: VerificationKeyring,
   ) {}
@@ -49,7 +50,7 @@ export class VerifyJournalTopicService {
 
   private async readTopic(): Promise<TopicReport> {
     const collector = new TopicCollector(this.keyring);
-    await readJournalTopic(this.brokers, this.topic, (value, at) => collector.add(value, at));
+    await readJournalTopic(this.connection, this.topic, (value, at) => collector.add(value, at));
     return checkTopicChains(collector);
   }
 }

@@ -1,0 +1,104 @@
+// The ACL table of a secured broker (docs/kafka-security.md, ADR 0033): which principal may
+// produce to and consume from which topic, as data, so the document, the apply script and the
+// spec on the secured broker are the same table.
+import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type Admin } from 'kafkajs';
+import type { Topics } from '@arvis/contracts';
+
+/** The roles of the table; each is granted to one or more principals (`User:<name>`). */
+export const ACL_ROLES = ['authorizer', 'dispatcher', 'relay', 'producer', 'analyst'] as const;
+export type AclRole = (typeof ACL_ROLES)[number];
+
+export type AclOperation = 'Read' | 'Write' | 'Describe' | 'Delete';
+
+export interface AclRule {
+  role: AclRole;
+  resource: 'topic' | 'group';
+  /** A name, or a prefix when `prefixed`. */
+  name: string;
+  prefixed: boolean;
+  operations: AclOperation[];
+  why: string;
+}
+
+export interface AclPlan {
+  topics: Topics;
+  /** Consumer groups of the two services (KAFKA_GROUP_ID). */
+  groups: { authorizer: string; dispatcher: string };
+}
+
+/** Prefixes of the throwaway consumer groups the journal watcher and the CLI create per run. */
+export const ANALYST_GROUP_PREFIXES = ['arvis-journal-watcher-', 'arvis-cli-'];
+
+export function aclTable({ topics, groups }: AclPlan): AclRule[] {
+  const topic = (role: AclRole, name: string, operations: AclOperation[], why: string): AclRule => ({ role, resource: 'topic', name, prefixed: false, operations, why });
+  const group = (role: AclRole, name: string, operations: AclOperation[], why: string, prefixed = false): AclRule => ({ role, resource: 'group', name, prefixed, operations, why });
+  // Every outbox row (intents, journal copies, dead letters of either service) is published by
+  // whichever process holds the relay lock: the standalone relay or either service's own relay.
+  const publishesOutbox = (role: AclRole) => [
+    topic(role, topics.intents, ['Write'], 'relay: intents (authorizer) and redeliveries (dispatcher)'),
+    topic(role, topics.journal, ['Write'], 'relay: journal copies and signed checkpoints'),
+    topic(role, topics.decisionsDlq, ['Write'], 'relay: dead letters of unreadable or untrusted decisions'),
+    topic(role, topics.intentsDlq, ['Write'], 'relay: dead letters of unreadable or untrusted intents'),
+  ];
+  return [
+    topic('authorizer', topics.decisions, ['Read'], 'consumes decisions'),
+    group('authorizer', groups.authorizer, ['Read'], 'its consumer group (offsets committed after the database commit)'),
+    ...publishesOutbox('authorizer'),
+    topic('dispatcher', topics.intents, ['Read'], 'consumes intents; reads their end offsets (redelivery lag)'),
+    group('dispatcher', groups.dispatcher, ['Read'], 'its consumer group'),
+    ...publishesOutbox('dispatcher'),
+    ...publishesOutbox('relay'),
+    topic('producer', topics.decisions, ['Write'], 'an agent sends decisions; nothing else'),
+    topic('analyst', topics.journal, ['Read'], 'tail, verify --from-topic, the journal watcher'),
+    topic('analyst', topics.decisionsDlq, ['Read'], 'the journal watcher reads dead letters'),
+    topic('analyst', topics.intentsDlq, ['Read'], 'the journal watcher reads dead letters'),
+    ...ANALYST_GROUP_PREFIXES.map((p) => group('analyst', p, ['Read', 'Delete'], 'throwaway groups, deleted after a read', true)),
+  ];
+}
+
+const OPERATION = { Read: AclOperationTypes.READ, Write: AclOperationTypes.WRITE, Describe: AclOperationTypes.DESCRIBE, Delete: AclOperationTypes.DELETE };
+
+/** kafkajs's CreateAcls entries: one per rule, operation and principal. */
+export function aclEntries(rules: AclRule[], principals: Record<AclRole, string[]>) {
+  return rules.flatMap((r) =>
+    principals[r.role].flatMap((principal) =>
+      r.operations.map((op) => ({
+        resourceType: r.resource === 'topic' ? AclResourceTypes.TOPIC : AclResourceTypes.GROUP,
+        resourceName: r.name,
+        resourcePatternType: r.prefixed ? ResourcePatternTypes.PREFIXED : ResourcePatternTypes.LITERAL,
+        principal,
+        host: '*',
+        operation: OPERATION[op],
+        permissionType: AclPermissionTypes.ALLOW,
+      })),
+    ),
+  );
+}
+
+/**
+ * Creates the ACLs (creating one that exists is a no-op) and waits until the broker lists them
+ * all: the authorizer takes them from the metadata log, not at once.
+ */
+export async function applyAcls(admin: Admin, rules: AclRule[], principals: Record<AclRole, string[]>, timeoutMs = 30_000): Promise<number> {
+  const acl = aclEntries(rules, principals);
+  await admin.createAcls({ acl });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { resources } = await admin.describeAcls({
+      resourceType: AclResourceTypes.ANY,
+      resourcePatternType: ResourcePatternTypes.ANY,
+      operation: AclOperationTypes.ANY,
+      permissionType: AclPermissionTypes.ANY,
+    });
+    const listed = new Set(resources.flatMap((r) => r.acls.map((a) => `${r.resourceType}|${r.resourceName}|${r.resourcePatternType}|${a.principal}|${a.operation}`)));
+    if (acl.every((a) => listed.has(`${a.resourceType}|${a.resourceName}|${a.resourcePatternType}|${a.principal}|${a.operation}`))) return acl.length;
+    if (Date.now() > deadline) throw new Error(`the broker does not list all ${acl.length} ACLs after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The table as docs/kafka-security.md shows it (a unit spec keeps the two equal). */
+export function aclMarkdown(rules: AclRule[]): string {
+  const rows = rules.map((r) => `| ${r.role} | ${r.resource} | \`${r.name}\`${r.prefixed ? ' (prefix)' : ''} | ${r.operations.join(', ')} | ${r.why} |`);
+  return ['| Role | Resource | Name | Operations | Why |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
+}

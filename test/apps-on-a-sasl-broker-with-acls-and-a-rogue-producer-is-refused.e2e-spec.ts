@@ -1,0 +1,157 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
+import type { KafkaSecurity } from '@arvis/config';
+import { createKafka, createProducer } from '@arvis/kafka';
+import { groupOf } from './support/environment';
+import { Harness } from './support/harness';
+import { DATA, ROOT } from './support/services';
+import { Stack } from './support/stack';
+
+// A second broker beside the suite's plaintext one: SASL SCRAM-SHA-512 over TLS (a self-signed
+// certificate made at start), the StandardAuthorizer, nothing allowed without an ACL
+// (scripts/kafka.sh start-secure; docs/kafka-security.md).
+// Shifted like the apps' ports (ARVIS_TEST_PORT_OFFSET), so two checkouts' suites do not collide.
+const OFFSET = Number(process.env.ARVIS_TEST_PORT_OFFSET ?? 0);
+const PORT = process.env.KAFKA_SECURE_PORT ?? String(9095 + OFFSET);
+const CONTROLLER_PORT = process.env.KAFKA_SECURE_CONTROLLER_PORT ?? String(19095 + OFFSET);
+const BROKERS = [`127.0.0.1:${PORT}`];
+const CLI = join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js');
+const ADMIN_PASSWORD = 'admin-secret-for-the-spec';
+const USERS = ['authorizer', 'dispatcher', 'producer', 'analyst', 'rogue'] as const;
+type User = (typeof USERS)[number] | 'admin';
+const passwordOf = (u: User) => (u === 'admin' ? ADMIN_PASSWORD : `${u}-pw-${PORT}`);
+const CA_FILE = join(process.env.KAFKA_SECURE_DATA_DIR ?? join(DATA, 'kafka-secure'), 'run', 'tls', 'ca.pem');
+// Read after the broker has made it (each start makes a new one).
+const as = (u: User): KafkaSecurity => ({
+  ssl: { ca: [readFileSync(CA_FILE, 'utf8')] },
+  sasl: { mechanism: 'scram-sha-512', username: u, password: passwordOf(u) },
+});
+const saslEnv = (u: User) => ({
+  KAFKA_TLS: 'true',
+  KAFKA_TLS_CA_FILE: CA_FILE,
+  KAFKA_SASL_MECHANISM: 'scram-sha-512',
+  KAFKA_SASL_USERNAME: u,
+  KAFKA_SASL_PASSWORD: passwordOf(u),
+});
+// The table's roles, each granted to its own user; the relay role runs inside both services here.
+// Roles left out keep User:<role> (authorizer, dispatcher, producer, analyst).
+const PRINCIPALS = { relay: [] as string[] };
+
+const brokerEnv = {
+  ...process.env,
+  KAFKA_SECURE_TLS: 'true',
+  KAFKA_SECURE_PORT: PORT,
+  KAFKA_SECURE_CONTROLLER_PORT: CONTROLLER_PORT,
+  KAFKA_SECURE_ADMIN_PASSWORD: ADMIN_PASSWORD,
+  KAFKA_SECURE_USERS: USERS.map((u) => `${u}=${passwordOf(u)}`).join(' '),
+};
+const kafkaScript = (command: string) => promisify(execFile)('bash', [`${ROOT}/scripts/kafka.sh`, command], { env: brokerEnv, timeout: 120_000 });
+
+/** The error kafkajs wraps around the broker's answer: its type, wherever in the chain. */
+function brokerErrorType(e: unknown): string | undefined {
+  for (let cur = e as { type?: unknown; cause?: unknown } | undefined, depth = 0; cur && depth < 8; cur = cur.cause as typeof cur, depth++) {
+    if (typeof cur.type === 'string') return cur.type;
+  }
+  return undefined;
+}
+
+describe('the apps on a SASL (SCRAM over TLS) broker with ACLs, each as its own principal', () => {
+  let stack: Stack;
+  let h: Harness;
+
+  beforeAll(async () => {
+    await kafkaScript('start-secure');
+    stack = await Stack.create('securekafka', { kafka: { brokers: BROKERS, security: as('admin') } });
+    // The table applied as an operator would: npm run kafka:acls, as the admin.
+    await promisify(execFile)(process.execPath, [join(ROOT, 'dist', 'scripts', 'apply-kafka-acls.js')], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        KAFKA_BROKERS: BROKERS.join(','),
+        ARVIS_TOPIC_PREFIX: stack.env.topicPrefix,
+        ...saslEnv('admin'),
+        KAFKA_ACL_PRINCIPALS: JSON.stringify(PRINCIPALS),
+        AUTHORIZER_GROUP_ID: groupOf(stack.env, 'authorizer'),
+        DISPATCHER_GROUP_ID: groupOf(stack.env, 'dispatcher'),
+      },
+      timeout: 60_000,
+    });
+    await Promise.all([
+      stack.start('authorizer', 'authorizer', { env: saslEnv('authorizer') }),
+      stack.start('dispatcher', 'dispatcher', { env: saslEnv('dispatcher') }),
+    ]);
+    h = await new Harness(stack.env, { client: as('producer'), journal: as('analyst') }).start();
+  });
+
+  afterAll(async () => {
+    await h?.close();
+    await stack?.stop();
+    await kafkaScript('stop-secure');
+  });
+
+  it('journals a decision sent by the producer principal, read back by the analyst principal', async () => {
+    const [d] = await h.decisions('sasl-run', 1);
+    await h.client.send([d]);
+    expect(await h.journal.waitFor(() => h.journal.finalEntriesFor([d.decisionId]).size === 1, 60_000)).toBe(true);
+    const [entry] = h.journal.finalEntriesFor([d.decisionId]).get(d.decisionId)!;
+    expect({ kind: entry.kind, success: entry.success }).toEqual({ kind: 'tool_result', success: true });
+    // The analyst CLI takes the same settings: it follows the journal topic as the analyst.
+    const { stdout } = await promisify(execFile)(process.execPath, [CLI, 'tail', '--from-beginning', '--run', 'sasl-run', '--limit', '1', '--json'], {
+      env: { PATH: process.env.PATH ?? '', KAFKA_BROKERS: BROKERS.join(','), ARVIS_TOPIC_PREFIX: stack.env.topicPrefix, ...saslEnv('analyst') },
+      timeout: 60_000,
+    });
+    expect((JSON.parse(stdout.trim().split('\n')[0]) as { runId: string }).runId).toBe('sasl-run');
+  });
+
+  it('refuses, at the broker, a rogue principal (and the producer and analyst) writing to the intents topic; nothing runs', async () => {
+    const admin = createKafka({ brokers: BROKERS, security: as('admin'), clientId: 'securekafka-offsets' }).admin();
+    await admin.connect();
+    const ends = async () => (await admin.fetchTopicOffsets(h.topics.intents)).map((o) => `${o.partition}:${o.high}`).join(',');
+    const capabilities = async () => (await h.query<{ n: string }>('SELECT count(*)::text AS n FROM capabilities'))[0].n;
+    try {
+      const before = { ends: await ends(), capabilities: await capabilities() };
+      const forged = JSON.stringify({ specVersion: 1, runId: 'rogue-run', tool: 'ledger.transfer', payload: { amount: 1_000_000 } });
+      const outcomes: Record<string, string | undefined> = {};
+      for (const user of ['rogue', 'producer', 'analyst'] as const) {
+        // Quiet: kafkajs would log the broker's refusal as an error, which is what this expects.
+        const producer = createProducer(new Kafka({ brokers: BROKERS, ...as(user), clientId: `securekafka-${user}`, logLevel: logLevel.NOTHING }));
+        await producer.connect();
+        outcomes[user] = await producer
+          .send({ topic: h.topics.intents, acks: -1, messages: [{ key: 'rogue-run', value: forged }] })
+          .then(() => 'accepted', brokerErrorType)
+          .finally(() => producer.disconnect());
+      }
+      expect(outcomes).toEqual({ rogue: 'TOPIC_AUTHORIZATION_FAILED', producer: 'TOPIC_AUTHORIZATION_FAILED', analyst: 'TOPIC_AUTHORIZATION_FAILED' });
+      // Not one record reached the topic, so the dispatcher had nothing to run.
+      expect({ ends: await ends(), capabilities: await capabilities() }).toEqual(before);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+  it('creates topics as the admin (npm run topics) with the configured min.insync.replicas, and refuses a replication factor the brokers cannot meet', async () => {
+    const createTopics = (prefix: string, replicas: string) =>
+      promisify(execFile)(process.execPath, [join(ROOT, 'dist', 'scripts', 'create-topics.js')], {
+        env: { PATH: process.env.PATH ?? '', KAFKA_BROKERS: BROKERS.join(','), ARVIS_TOPIC_PREFIX: prefix, ...saslEnv('admin'), KAFKA_TOPIC_REPLICATION_FACTOR: replicas, KAFKA_TOPIC_MIN_INSYNC_REPLICAS: '1', TOPIC_PARTITIONS: '1' },
+        timeout: 60_000,
+      }).then(() => 'created', (e: { code?: number; stderr?: string }) => `exit ${e.code}: ${e.stderr ?? ''}`);
+    expect(await createTopics(`${stack.env.topicPrefix}isr.`, '1')).toBe('created');
+    const admin = createKafka({ brokers: BROKERS, security: as('admin'), clientId: 'securekafka-configs' }).admin();
+    await admin.connect();
+    try {
+      const { resources } = await admin.describeConfigs({
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: `${stack.env.topicPrefix}isr.arvis.intents`, configNames: ['min.insync.replicas'] }],
+        includeSynonyms: false,
+      });
+      // Set on the topic itself, not the broker's default.
+      expect(resources[0].configEntries.map((c) => [c.configName, c.configValue, c.isDefault])).toEqual([['min.insync.replicas', '1', false]]);
+    } finally {
+      await admin.disconnect();
+    }
+    // One broker cannot hold two replicas: the broker refuses, the script exits 1 naming why.
+    const refused = await createTopics(`${stack.env.topicPrefix}rf2.`, '2');
+    expect(refused).toMatch(/^exit 1: /);
+    expect(refused).toMatch(/\[topics\] Topic creation errors\n(.*\n)*  \S+\.arvis\.intents: INVALID_REPLICATION_FACTOR/);
+  });
+});

@@ -40,6 +40,8 @@ RUN --mount=type=cache,target=/root/.npm \
 # ---- runtime -----------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
+# kafkajs's harmless -1 ms timer warning under Node 24 (ADR 0040); only that warning type.
+ENV NODE_OPTIONS=--disable-warning=TimeoutNegativeWarning
 WORKDIR /app
 # Files stay root-owned (read-only to the service); the process runs as the image's `node` user.
 COPY --from=prod-deps /app/node_modules ./node_modules

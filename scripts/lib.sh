@@ -53,6 +53,9 @@ ensure_node() {
   export PATH="$dir/bin:$PATH"
 }
 ensure_node
+# kafkajs 2.2.4 sets a -1 ms timer in its request queue; Node 24 clamps it to 1 ms, as Node 20 did
+# silently, and prints a warning from every process. Only that warning type is hidden (ADR 0040).
+export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--disable-warning=TimeoutNegativeWarning"
 
 install_deps() {
   if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then

@@ -71,7 +71,7 @@ describe('inbox rows from before the upgrade', () => {
     const authorizer = await stack.start('authorizer', 'authorizer', { env: { CONFIRMATION_POLL_MS: '200' } });
     await stack.start('dispatcher', 'dispatcher');
     const carol = await h.token({ principal: 'carol', roles: ['approver'] });
-    const res = await fetch(`http://127.0.0.1:${authorizer.port}/confirmations/legacy-confirmation/approve`, { method: 'POST', headers: { authorization: `Bearer ${carol}` } });
+    const res = await fetch(`http://127.0.0.1:${authorizer.apiPort}/confirmations/legacy-confirmation/approve`, { method: 'POST', headers: { authorization: `Bearer ${carol}` } });
     expect(res.status).toBe(200);
     await h.waitUntil('the parked transfer to end', async () => (await h.finalRows([parked.decisionId])).length === 1);
     expect((await h.finalRows([parked.decisionId]))[0]).toMatchObject({ kind: 'tool_result', effect_boundary: 'effect_completed' });

@@ -53,7 +53,7 @@ describe('no bearer token at rest', () => {
     await h.waitUntil('the transfer to be parked', async () => (await h.query('SELECT 1 FROM confirmations WHERE decision_id = $1', [parked.decisionId])).length === 1);
     const [{ confirmation_id: id }] = await h.query<{ confirmation_id: string }>('SELECT confirmation_id FROM confirmations WHERE decision_id = $1', [parked.decisionId]);
     const approver = await token('s-carol', ['approver'], 'carol');
-    const res = await fetch(`http://127.0.0.1:${apps[0].port}/confirmations/${id}/approve`, { method: 'POST', headers: { authorization: `Bearer ${approver}` } });
+    const res = await fetch(`http://127.0.0.1:${apps[0].apiPort}/confirmations/${id}/approve`, { method: 'POST', headers: { authorization: `Bearer ${approver}` } });
     expect(res.status).toBe(200);
 
     const ids = [completed.decisionId, parked.decisionId];

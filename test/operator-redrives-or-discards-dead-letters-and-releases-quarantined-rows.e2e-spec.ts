@@ -35,8 +35,9 @@ describe('dead letters and quarantined outbox rows, by the operator', () => {
     return found!;
   };
 
-  it('re-drives a dead-lettered decision once it can be judged, and discards another, each once', async () => {
-    // A token that is not valid yet (nbf in 3 s): dead-lettered as identity_invalid now, fine later.
+  it('re-drives a dead letter once and discards another once; a decision whose token is not kept cannot be re-driven', async () => {
+    // A token that is not valid yet (nbf in 3 s): dead-lettered as identity_invalid. Its copy keeps
+    // only the token's SHA-256 (ADR 0035), so it cannot be sent again: its producer must resend.
     const now = Math.floor(Date.now() / 1000);
     const early = await new SignJWT({ tenant: 'acme', azp: 'agent-1', roles: [] })
       .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' })
@@ -51,26 +52,30 @@ describe('dead letters and quarantined outbox rows, by the operator', () => {
     const dead = await deadLetterOf(d.decisionId);
     expect(JSON.parse(dead.value)).toMatchObject({ reasonCode: 'identity_invalid', decisionId: d.decisionId });
     await h.produceRaw(h.topics.decisions, 'remedy-run', '{"not": "a decision"');
+    const malformed = async () => (await readWholeTopic(stack.env.brokers, h.topics.decisionsDlq)).filter((r) => r.value.includes('"reasonCode":"malformed_message"'));
     let junk: { partition: number; offset: string } | undefined;
     await h.waitUntil('the unreadable message\'s dead letter', async () => {
-      junk = (await readWholeTopic(stack.env.brokers, h.topics.decisionsDlq)).find((r) => r.value.includes('"reasonCode":"malformed_message"'));
+      junk = (await malformed())[0];
       return junk !== undefined;
     });
-    await new Promise((r) => setTimeout(r, 3000)); // the token is valid now
 
     const notAdmin = await h.token({ principal: 'carol', tenant: 'acme' });
     const at = { dlq: 'decisions', partition: dead.partition, offset: dead.offset };
     expect(await api('POST', '/admin/dead-letters/redrive', notAdmin, at)).toMatchObject({ status: 403, body: { error: 'forbidden' } });
     expect(await api('POST', '/admin/dead-letters/redrive', olga, { ...at, offset: '999999' })).toMatchObject({ status: 404, body: { error: 'not_found' } });
-    const redriven = await api('POST', '/admin/dead-letters/redrive', olga, { ...at, note: 'the token is valid now' });
-    expect(redriven).toMatchObject({ status: 200, body: { disposition: 'redriven', sourceTopic: h.topics.decisions } });
-    expect(await api('POST', '/admin/dead-letters/redrive', olga, at)).toMatchObject({ status: 409, body: { error: 'already_handled' } });
-    await h.waitUntil('the re-driven decision to end', async () => (await h.finalRows([d.decisionId])).length === 1);
-    expect((await h.finalRows([d.decisionId]))[0]).toMatchObject({ kind: 'tool_result', effect_boundary: 'effect_completed' });
+    expect(await api('POST', '/admin/dead-letters/redrive', olga, at)).toMatchObject({ status: 409, body: { error: 'identity_not_kept' } });
 
+    // The unreadable message is sent again once (and dead-lettered again, being still unreadable).
     const junkAt = { dlq: 'decisions', partition: junk!.partition, offset: junk!.offset };
-    expect(await api('POST', '/admin/dead-letters/discard', olga, { ...junkAt, note: 'garbage from a test producer' })).toMatchObject({ status: 200, body: { disposition: 'discarded' } });
+    expect(await api('POST', '/admin/dead-letters/redrive', olga, { ...junkAt, note: 'the parser was fixed' })).toMatchObject({
+      status: 200,
+      body: { disposition: 'redriven', sourceTopic: h.topics.decisions },
+    });
     expect(await api('POST', '/admin/dead-letters/redrive', olga, junkAt)).toMatchObject({ status: 409, body: { error: 'already_handled' } });
+    await h.waitUntil('the re-driven message to come back to the DLQ', async () => (await malformed()).length === 2);
+
+    expect(await api('POST', '/admin/dead-letters/discard', olga, { ...at, note: 'alice will resend it' })).toMatchObject({ status: 200, body: { disposition: 'discarded' } });
+    expect(await api('POST', '/admin/dead-letters/discard', olga, at)).toMatchObject({ status: 409, body: { error: 'already_handled' } });
     expect(await h.query('SELECT disposition, decided_by FROM dead_letter_dispositions ORDER BY decided_at')).toEqual([
       { disposition: 'redriven', decided_by: 'olga' },
       { disposition: 'discarded', decided_by: 'olga' },

@@ -65,7 +65,7 @@ describe('a parked decision and a token that expires while it waits', () => {
     const carol = (issuer: typeof bound) => mintIdentityToken(issuer, { principal: 'carol', tenant: 'acme', serviceId: 'console', roles: ['approver'] });
     for (const { decision_id: decisionId, confirmation_id: id } of await parked()) {
       const approver = await carol(decisionId === 'sb:defaultIssuer' ? byDefault : bound);
-      const res = await fetch(`http://127.0.0.1:${authorizer.port}/confirmations/${id}/approve`, { method: 'POST', headers: { authorization: `Bearer ${approver}` } });
+      const res = await fetch(`http://127.0.0.1:${authorizer.apiPort}/confirmations/${id}/approve`, { method: 'POST', headers: { authorization: `Bearer ${approver}` } });
       expect(res.status).toBe(200);
     }
     await h.waitUntil('all four to end', async () => (await h.finalRows(ids)).length === 4);

@@ -37,7 +37,7 @@ describe('approval by the same person through a second issuer', () => {
   });
 
   const decide = async (id: string, token: string) => {
-    const res = await fetch(`http://127.0.0.1:${authorizer.port}/confirmations/${id}/approve`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`http://127.0.0.1:${authorizer.apiPort}/confirmations/${id}/approve`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
     return [res.status, ((await res.json()) as { error?: string }).error ?? 'approved'];
   };
 

@@ -1,7 +1,7 @@
 import { buildDlqRecord } from '@arvis/contracts';
 import { checkRedrivable } from './redrivable';
 
-const record = (raw: Buffer, over: { sourceTopic?: string; maxRawBytes?: number } = {}) =>
+const record = (raw: Buffer, over: { sourceTopic?: string; maxRawBytes?: number; identitySha256?: string } = {}) =>
   Buffer.from(
     JSON.stringify(
       buildDlqRecord({
@@ -13,6 +13,7 @@ const record = (raw: Buffer, over: { sourceTopic?: string; maxRawBytes?: number 
         raw,
         receivedAt: new Date('2026-12-02T03:00:00Z'),
         maxRawBytes: over.maxRawBytes ?? 1024,
+        ...(over.identitySha256 ? { identitySha256: over.identitySha256 } : {}),
       }),
     ),
   );
@@ -30,5 +31,7 @@ describe('whether a dead letter can be sent again', () => {
     expect(checkRedrivable(record(Buffer.from('{}'), { sourceTopic: 'arvis.intents' }), 'arvis.decisions')).toMatchObject({ ok: false, why: 'foreign_source' });
     expect(checkRedrivable(record(Buffer.from('x'.repeat(40)), { maxRawBytes: 10 }), 'arvis.decisions')).toMatchObject({ ok: false, why: 'truncated' });
     expect(checkRedrivable(record(Buffer.from([0xff, 0xfe, 0x00])), 'arvis.decisions')).toMatchObject({ ok: false, why: 'not_text' });
+    const redacted = record(Buffer.from(`{"identity":"sha256:${'a'.repeat(64)}"}`), { identitySha256: 'a'.repeat(64) });
+    expect(checkRedrivable(redacted, 'arvis.decisions')).toMatchObject({ ok: false, why: 'identity_not_kept' });
   });
 });

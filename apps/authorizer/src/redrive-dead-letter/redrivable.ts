@@ -1,7 +1,7 @@
 import { DlqRecordSchema, type DlqRecord } from '@arvis/contracts';
 
 /** Why a dead letter cannot be sent again as it is. */
-export type NotRedrivable = 'not_a_dead_letter' | 'foreign_source' | 'truncated' | 'not_text';
+export type NotRedrivable = 'not_a_dead_letter' | 'foreign_source' | 'identity_not_kept' | 'truncated' | 'not_text';
 
 export type RedriveCheck = { ok: true; record: DlqRecord; text: string } | { ok: false; why: NotRedrivable; message: string };
 
@@ -24,6 +24,11 @@ export function checkRedrivable(value: Buffer | null, sourceTopic: string): Redr
   }
   if (record.sourceTopic !== sourceTopic) {
     return { ok: false, why: 'foreign_source', message: `the dead letter came from ${record.sourceTopic}, not ${sourceTopic}` };
+  }
+  // No bearer token is kept at rest (ADR 0035): a decision's copy holds only its token's SHA-256,
+  // so sent again it could never authenticate. Its producer must send it again with a valid token.
+  if (record.identitySha256 !== undefined) {
+    return { ok: false, why: 'identity_not_kept', message: "the decision's token is not kept (only its SHA-256): its producer must send it again" };
   }
   if (TRUNCATED.test(record.detail)) return { ok: false, why: 'truncated', message: 'the dead letter kept only part of the original bytes' };
   try {

@@ -123,7 +123,13 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     const pattern = this.patternByTopic.get(batch.topic);
     const handler = pattern ? this.getHandlerByPattern(pattern) : null;
     if (!pattern || !handler) throw new Error(`no handler for topic ${batch.topic}`);
-    const all: InboundMessage[] = batch.messages.map((m) => ({
+    const stopped = () => this.closing || !isRunning() || isStale();
+    if (stopped()) return;
+    // One slice per call. kafkajs fetches again only once every batch of its last fetch has been
+    // handled, so handling the whole batch here would hold every other partition's new messages
+    // behind this one's backlog. The rest stays unresolved: the next fetch, issued as soon as this
+    // round's slices are done, starts again at `last + 1`, beside what arrived on the others.
+    const messages: InboundMessage[] = batch.messages.slice(0, this.options.maxSliceSize).map((m) => ({
       topic: batch.topic,
       partition: batch.partition,
       offset: m.offset,
@@ -132,24 +138,17 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       headers: toInboundHeaders(m.headers),
       timestamp: m.timestamp,
     }));
-    const stopped = () => this.closing || !isRunning() || isStale();
-    for (let i = 0; i < all.length; i += this.options.maxSliceSize) {
-      if (stopped()) return;
-      const messages = all.slice(i, i + this.options.maxSliceSize);
-      try {
-        await this.withHeartbeat(heartbeat, () => this.settle(pattern, handler, messages, heartbeat, stopped));
-      } catch (e) {
-        // Stopped mid-slice: leave it uncommitted; the partition's next owner gets it again.
-        if (e instanceof SettleStopped) return;
-        throw e;
-      }
-      const last = messages[messages.length - 1].offset;
-      resolveOffset(last);
-      await this.consumer!.commitOffsets([
-        { topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() },
-      ]);
-      await heartbeat();
+    try {
+      await this.withHeartbeat(heartbeat, () => this.settle(pattern, handler, messages, heartbeat, stopped));
+    } catch (e) {
+      // Stopped mid-slice: leave it uncommitted; the partition's next owner gets it again.
+      if (e instanceof SettleStopped) return;
+      throw e;
     }
+    const last = messages[messages.length - 1].offset;
+    resolveOffset(last);
+    await this.consumer!.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() }]);
+    await heartbeat();
   }
 
   /**

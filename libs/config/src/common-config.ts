@@ -57,6 +57,11 @@ export const commonEnvShape = {
   /** Attempts at one message that keeps failing (not a transient fault) before it is isolated and dead-lettered. */
   CONSUMER_MAX_HANDLER_ATTEMPTS: envInt(5, 1, 100),
   /**
+   * How long one slice should take: slices grow while they finish sooner and shrink when they
+   * overrun (ADR 0042), since every partition's next fetch waits for the slowest slice.
+   */
+  CONSUMER_SLICE_TARGET_MS: envInt(500, 10, 600000),
+  /**
    * Signed journal checkpoints (ADR 0025): written by whichever process runs the active relay.
    * Without a key no checkpoint is written; analysts get the public half.
    */
@@ -102,6 +107,8 @@ export interface KafkaSettings {
   /** SASL and TLS of every client this process builds (ADR 0033); empty: plaintext, no authentication. */
   security: KafkaSecurity;
   connectRetries: number;
+  /** A slice's target duration; its size adapts to it, up to the service's slice size. */
+  sliceTargetMs: number;
 }
 
 export interface DatabaseSettings {
@@ -203,6 +210,7 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
       maxHandlerAttempts: env.CONSUMER_MAX_HANDLER_ATTEMPTS,
       security,
       connectRetries: env.KAFKA_CONNECT_RETRIES,
+      sliceTargetMs: env.CONSUMER_SLICE_TARGET_MS,
     } satisfies KafkaSettings,
     relay: {
       enabled: env.RELAY_ENABLED,

@@ -6,6 +6,7 @@ import type { KafkaSettings } from '@arvis/config';
 import { buildDlqRecord } from '@arvis/contracts';
 import { createKafka, KafkaPublisher, toInboundHeaders, type InboundMessage, type Kafka } from './kafka-client';
 import { settleSlice, SettleStopped, type IsolatedMessage } from './settle-slice';
+import { SliceSizer } from './slice-sizer';
 import { isTransientFault } from './transient-fault';
 
 /** What an @EventPattern handler receives: a slice of one partition's batch, in offset order. */
@@ -55,9 +56,11 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
   private kafka?: Kafka;
   private publisher?: KafkaPublisher;
   private warnedOpaque = false;
+  private readonly sizer: SliceSizer;
 
   constructor(private readonly options: KafkaBatchTransportOptions) {
     super();
+    this.sizer = new SliceSizer(options.maxSliceSize, options.kafka.sliceTargetMs);
   }
 
   async listen(callback: (error?: unknown) => void): Promise<void> {
@@ -123,7 +126,15 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     const pattern = this.patternByTopic.get(batch.topic);
     const handler = pattern ? this.getHandlerByPattern(pattern) : null;
     if (!pattern || !handler) throw new Error(`no handler for topic ${batch.topic}`);
-    const all: InboundMessage[] = batch.messages.map((m) => ({
+    const stopped = () => this.closing || !isRunning() || isStale();
+    if (stopped()) return;
+    // One slice per call, its size bounded by time (SliceSizer). kafkajs fetches again only once
+    // every batch of its last fetch has been handled, so handling the whole batch here would hold
+    // every other partition's new messages behind this one's backlog. The rest stays unresolved:
+    // the next fetch, issued as soon as this round's slices are done, starts again at `last + 1`.
+    const key = `${batch.topic}|${batch.partition}`;
+    const started = performance.now();
+    const messages: InboundMessage[] = batch.messages.slice(0, this.sizer.next(key)).map((m) => ({
       topic: batch.topic,
       partition: batch.partition,
       offset: m.offset,
@@ -132,24 +143,18 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       headers: toInboundHeaders(m.headers),
       timestamp: m.timestamp,
     }));
-    const stopped = () => this.closing || !isRunning() || isStale();
-    for (let i = 0; i < all.length; i += this.options.maxSliceSize) {
-      if (stopped()) return;
-      const messages = all.slice(i, i + this.options.maxSliceSize);
-      try {
-        await this.withHeartbeat(heartbeat, () => this.settle(pattern, handler, messages, heartbeat, stopped));
-      } catch (e) {
-        // Stopped mid-slice: leave it uncommitted; the partition's next owner gets it again.
-        if (e instanceof SettleStopped) return;
-        throw e;
-      }
-      const last = messages[messages.length - 1].offset;
-      resolveOffset(last);
-      await this.consumer!.commitOffsets([
-        { topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() },
-      ]);
-      await heartbeat();
+    try {
+      await this.withHeartbeat(heartbeat, () => this.settle(pattern, handler, messages, heartbeat, stopped));
+    } catch (e) {
+      // Stopped mid-slice: leave it uncommitted; the partition's next owner gets it again.
+      if (e instanceof SettleStopped) return;
+      throw e;
     }
+    const last = messages[messages.length - 1].offset;
+    resolveOffset(last);
+    await this.consumer!.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() }]);
+    this.sizer.record(key, messages.length, performance.now() - started);
+    await heartbeat();
   }
 
   /**

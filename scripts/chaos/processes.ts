@@ -3,6 +3,10 @@ import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './infra';
 
+
+/** The authorizer's approver API port, given its management port (spec.port). */
+export const apiPortOf = (managementPort: number): number => managementPort + 50;
+
 export type AppKind = 'authorizer' | 'dispatcher' | 'relay';
 
 export interface AppSpec {
@@ -79,8 +83,8 @@ export class Supervisor {
   async start(name: string): Promise<boolean> {
     const spec = this.spec(name);
     const log = createWriteStream(join(this.logDir, `${name}.log`), { flags: 'a' });
-    // spec.port is the management port (health, metrics); the authorizer's API listens 50 above.
-    const ports = { MANAGEMENT_PORT: String(spec.port), ...(spec.app === 'authorizer' ? { HTTP_PORT: String(spec.port + 50) } : {}) };
+    // spec.port is the management port (health, metrics); the authorizer's API listens above it.
+    const ports = { MANAGEMENT_PORT: String(spec.port), ...(spec.app === 'authorizer' ? { HTTP_PORT: String(apiPortOf(spec.port)) } : {}) };
     const child = spawn(process.execPath, [mainOf(spec.app)], { env: { ...spec.env, ...ports }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.pipe(log);
     child.stderr!.pipe(log);

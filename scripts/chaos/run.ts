@@ -10,7 +10,7 @@ import { Approver, DecisionLoad } from './load';
 import { Measure, type Progress } from './measure';
 import type { ChaosOptions } from './options';
 import { mulberry32 } from './prng';
-import { Supervisor } from './processes';
+import { apiPortOf, Supervisor } from './processes';
 import type { ScheduledFault } from './schedule';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -65,7 +65,8 @@ export class ChaosRun {
     const iss = issuer();
     const alice = await mintIdentityToken(iss, { principal: 'alice', tenant: 'acme', serviceId: 'chaos-agent', sessionId: 'chaos' }, { expiresInS: 4 * 3600 });
     const carol = await mintIdentityToken(iss, { principal: 'carol', tenant: 'acme', serviceId: 'chaos-approver', roles: ['approver'] }, { expiresInS: 4 * 3600 });
-    p.approver = new Approver(specs[0].port, carol);
+    // The approver API is on the authorizer's API port, not its management port (ADR 0038).
+    p.approver = new Approver(apiPortOf(specs[0].port), carol);
     p.approver.start();
     p.load = new DecisionLoad(p.client, `chaos-${this.opts.seed}-${this.stamp}`, this.opts.seed, this.opts.rate, alice);
     p.measure = new Measure(p.databaseUrl, p.topics);

@@ -9,6 +9,7 @@ import { AdmitDecisionService } from './admit-decision/admit-decision.service';
 import { ApproveConfirmationService } from './approve-confirmation/approve-confirmation.service';
 import { ListConfirmationsService } from './list-confirmations/list-confirmations.service';
 import { ApproverGuard } from './approve-confirmation/approver.guard';
+import { BearerTokenService } from './authenticate-bearer/bearer-token.service';
 import { ConfirmationsController } from './approve-confirmation/confirmations.controller';
 import { ConsoleController } from './approver-console/console.controller';
 import { ConsoleEventsService } from './approver-console/console-events.service';
@@ -61,6 +62,7 @@ export class AuthorizerModule {
         SubmitRetriesService,
         ApproveConfirmationService,
         ListConfirmationsService,
+        BearerTokenService,
         ApproverGuard,
         ResumeConfirmationsService,
         PruneRecordsService,

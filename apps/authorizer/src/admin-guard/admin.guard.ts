@@ -1,9 +1,6 @@
-import { type CanActivate, type ExecutionContext, HttpStatus, Injectable, Logger } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { type VerifiedIdentity } from '@arvis/effect-context';
-import { sha256Hex } from '@arvis/crypto';
-import { PrismaService } from '@arvis/persistence';
-import { ApiError } from '@arvis/runtime';
-import { VerifyIdentityService } from '../verify-identity/verify-identity.service';
+import { bearerTokenOf, BearerTokenService } from '../authenticate-bearer/bearer-token.service';
 
 export interface AdminRequest {
   headers: Record<string, string | undefined>;
@@ -22,33 +19,11 @@ export const ADMIN_ROLE = 'admin';
 export class AdminGuard implements CanActivate {
   private readonly log = new Logger('Admin');
 
-  constructor(
-    private readonly identity: VerifyIdentityService,
-    private readonly prisma: PrismaService,
-  ) {}
+  constructor(private readonly bearer: BearerTokenService) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<AdminRequest>();
-    const token = /^Bearer (.+)$/.exec(req.headers['authorization'] ?? '')?.[1];
-    if (!token) throw new ApiError(HttpStatus.UNAUTHORIZED, 'unauthenticated', { message: 'a Bearer token is required' });
-    const [{ now }] = await this.prisma.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
-    const verified = await this.identity.verify(token, now, 'admin');
-    if (!verified.ok) {
-      // The issuer rule that refused it is ours to say; the JWT library's text goes to the log (ADR 0038).
-      this.log.log(`admin token refused: ${verified.detail}`);
-      const message = verified.rule ? verified.detail : 'the token was not accepted (expired, not signed by a trusted issuer, or unreadable)';
-      throw new ApiError(HttpStatus.UNAUTHORIZED, 'unauthenticated', { reasonCode: verified.reasonCode, message });
-    }
-    const { sessionId } = verified.identity;
-    if (sessionId !== null) {
-      const [{ revoked }] = await this.prisma.$queryRaw<{ revoked: boolean }[]>`
-        SELECT EXISTS (SELECT 1 FROM revoked_sessions WHERE session_id_hash = ${sha256Hex(sessionId)} AND revoked_at <= now()) AS revoked`;
-      if (revoked) throw new ApiError(HttpStatus.UNAUTHORIZED, 'unauthenticated', { message: 'the session was revoked' });
-    }
-    if (!verified.identity.roles.includes(ADMIN_ROLE)) {
-      throw new ApiError(HttpStatus.FORBIDDEN, 'forbidden', { message: `the ${ADMIN_ROLE} role is required` });
-    }
-    req.operator = verified.identity;
+    req.operator = await this.bearer.authenticate(bearerTokenOf(req.headers), 'admin', ADMIN_ROLE, this.log);
     return true;
   }
 }

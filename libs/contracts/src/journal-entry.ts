@@ -16,7 +16,7 @@ export const JournalApproverSchema = z.strictObject({ issuer: Identifier, subjec
 export type JournalApprover = z.infer<typeof JournalApproverSchema>;
 
 /** Who acted through the admin API: the verified token's issuer (`iss`) and subject (`sub`). */
-export const JournalOperatorSchema = z.strictObject({ issuer: Identifier, subject: Identifier });
+export const JournalOperatorSchema = JournalApproverSchema; // the same principal shape, (issuer, subject)
 export type JournalOperator = z.infer<typeof JournalOperatorSchema>;
 
 /** What an operator did (ADR 0036). */

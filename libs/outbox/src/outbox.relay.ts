@@ -30,9 +30,12 @@ interface BatchOutcome {
   quarantined: number;
   /** Rows were left behind (count or byte limit, quarantines): go on without waiting. */
   more: boolean;
+  /** Another relay held the lock. */
+  skipped?: boolean;
 }
 
 const IDLE: BatchOutcome = { published: 0, quarantined: 0, more: false };
+const SKIPPED: BatchOutcome = { ...IDLE, skipped: true };
 
 function groupByTopic(rows: OutboxRecord[], headers: (Record<string, string> | undefined)[]): Map<string, OutboundMessage[]> {
   const byTopic = new Map<string, OutboundMessage[]>();
@@ -64,6 +67,12 @@ export class OutboxRelay {
   private running = false;
   private draining?: Promise<void>;
   private wakeAgain = false;
+  /**
+   * Another relay held the lock at our last try: it is publishing, and it hears the same
+   * notifications. Until our next poll we leave them to it, instead of opening a transaction per
+   * commit only to find the lock taken again; the poll still takes over from a relay that died.
+   */
+  private standingBy = false;
   readonly stats: RelayStats = { published: 0, batches: 0, skippedWhileAnotherRelayActive: 0, failedBatches: 0, pruned: 0, quarantined: 0 };
   /** After a multi-row send refused as too large: rows up to this seq go one at a time. */
   private isolateThrough?: bigint;
@@ -82,7 +91,7 @@ export class OutboxRelay {
     // The broker may be down at start-up: publishing connects (and reconnects) on demand.
     await this.publisher.connect().catch((e: Error) => this.log.warn(`broker not reachable yet: ${e.message}`));
     await this.listen();
-    this.timer = setInterval(() => this.wake(), this.settings.pollMs);
+    this.timer = setInterval(() => this.wake(true), this.settings.pollMs);
     this.pruneTimer = setInterval(() => void this.prune().catch((e: Error) => this.log.warn(`prune failed: ${e.message}`)), this.settings.pruneIntervalMs);
     this.wake();
   }
@@ -125,8 +134,10 @@ export class OutboxRelay {
   }
 
   /** Coalesces wake-ups: at most one drain at a time, and one more if woken during it. */
-  wake(): void {
+  wake(byPoll = false): void {
     if (!this.running) return;
+    if (byPoll) this.standingBy = false;
+    else if (this.standingBy) return;
     if (this.draining) {
       this.wakeAgain = true;
       return;
@@ -147,7 +158,8 @@ export class OutboxRelay {
 
   private async drain(): Promise<void> {
     while (this.running) {
-      const { more } = await this.publishBatch();
+      const { more, skipped } = await this.publishBatch();
+      if (skipped) this.standingBy = true;
       if (!more) return;
     }
   }
@@ -171,7 +183,7 @@ export class OutboxRelay {
       if (!lock.rows[0].ok) {
         await client.query('ROLLBACK');
         this.stats.skippedWhileAnotherRelayActive++;
-        return IDLE;
+        return SKIPPED;
       }
       const outcome = await this.publishLocked(client);
       await client.query('COMMIT');

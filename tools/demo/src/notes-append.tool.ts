@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '@arvis/tool-sdk';
+import { noteWriterFor } from './note-writer';
 
 /** notes.append: sovereign, low risk; its effect is one row in `notes`, on the tools' own pool. */
 export const notesAppend = defineTool({
@@ -17,11 +18,7 @@ export const notesAppend = defineTool({
   reversible: true,
   manifest: { provider: null, dataEgress: false, dataClass: 'user_content', requiredConsent: null },
   async execute({ input, effectContext, idempotencyKey, capabilityId, db }) {
-    const { rows } = await db.query<{ id: string }>(
-      `INSERT INTO notes (capability_id, idempotency_key, tenant, principal, text)
-       VALUES ($1, $2, $3, $4, $5) RETURNING id::text`,
-      [capabilityId, idempotencyKey, effectContext.tenant, effectContext.principal, input.text],
-    );
-    return { noteId: rows[0].id };
+    const noteId = await noteWriterFor(db).insert({ capabilityId, idempotencyKey, tenant: effectContext.tenant, principal: effectContext.principal, text: input.text });
+    return { noteId };
   },
 });

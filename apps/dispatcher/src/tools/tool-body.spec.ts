@@ -40,6 +40,8 @@ const tool = defineTool({
   },
 });
 
+const MARKER_SQL = 'INSERT INTO tool_body_starts (capability_id, tool) SELECT * FROM unnest($1::text[], $2::text[])';
+
 const invocation: ToolInvocation = {
   input: { text: 'x' },
   effectContext: { tenant: 'acme', principal: 'alice' } as unknown as AuthorizedEffectContext,
@@ -57,7 +59,7 @@ describe('a package tool bound to the tools pool', () => {
     const [body] = toolBodies(assembleTools([{ name: 'p', version: '1', tools: [tool] }]), () => db);
     await expect(body.execute(invocation)).resolves.toEqual({ id: '7' });
     expect(statements).toEqual([
-      { sql: 'INSERT INTO tool_body_starts (capability_id, tool) VALUES ($1, $2)', params: ['cap-1', 'test.write'] },
+      { sql: MARKER_SQL, params: [['cap-1'], ['test.write']] },
       { sql: 'INSERT INTO t (text) VALUES ($1) RETURNING id', params: ['x'] },
     ]);
   });
@@ -67,5 +69,29 @@ describe('a package tool bound to the tools pool', () => {
     const [body] = toolBodies(assembleTools([{ name: 'p', version: '1', tools: [tool] }]), () => db);
     await expect(body.reconcile!({ idempotencyKey: 'idem:1', capabilityId: 'cap-1' })).resolves.toEqual({ found: 'none' });
     expect(statements.map((s) => s.sql)).toEqual(['SELECT 1 FROM t WHERE k = $1']);
+  });
+
+  it('writes the markers of bodies started together as one statement, before any of them acts', async () => {
+    const { db, statements } = fakeDatabase();
+    const [body] = toolBodies(assembleTools([{ name: 'p', version: '1', tools: [tool] }]), () => db);
+    const ids = ['cap-1', 'cap-2', 'cap-3'];
+    await Promise.all(ids.map((capabilityId) => body.execute({ ...invocation, capabilityId })));
+    expect(statements.map((s) => s.sql)).toEqual([MARKER_SQL, ...ids.map(() => 'INSERT INTO t (text) VALUES ($1) RETURNING id')]);
+    expect(statements[0].params).toEqual([ids, ids.map(() => 'test.write')]);
+  });
+
+  it('fails every body of a marker statement that failed, and none of them acts', async () => {
+    const statements: string[] = [];
+    const db = {
+      query: async (sql: string) => {
+        statements.push(sql);
+        if (sql === MARKER_SQL) throw new Error('connection terminated');
+        return { rows: [{ id: '7' }], rowCount: 1 };
+      },
+    } as unknown as ToolDatabase;
+    const [body] = toolBodies(assembleTools([{ name: 'p', version: '1', tools: [tool] }]), () => db);
+    const outcomes = await Promise.allSettled(['cap-1', 'cap-2'].map((capabilityId) => body.execute({ ...invocation, capabilityId })));
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(statements).toEqual([MARKER_SQL]);
   });
 });

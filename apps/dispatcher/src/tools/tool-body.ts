@@ -36,13 +36,41 @@ export interface MarkerConnection {
 }
 
 /**
- * Records, in its own autocommitted statement on the tools' pool, that this body is about to
- * act. A crash after this line may have acted; a crash before it certainly did not, which is
- * what an effect_state_unknown is checked against (the chaos suite, ADR 0021). Written by the
- * dispatcher for every tool, so a package cannot forget it.
+ * Records, in an autocommitted statement on the tools' pool, that a body is about to act. A crash
+ * after the marker may have acted; a crash before it certainly did not, which is what an
+ * effect_state_unknown is checked against (the chaos suite, ADR 0021). Written by the dispatcher
+ * for every tool, so a package cannot forget it.
+ *
+ * The bodies of a group start together, so their markers are gathered for one event-loop turn and
+ * written as one statement: one commit per group instead of one per body. Each body still waits
+ * for its own marker to be committed before it acts, and a failed statement fails every body of
+ * it before any acts.
  */
-export async function markBodyStart(db: MarkerConnection, tool: string, capabilityId: string): Promise<void> {
-  await db.query('INSERT INTO tool_body_starts (capability_id, tool) VALUES ($1, $2)', [capabilityId, tool]);
+export class BodyStartMarkers {
+  private pending: { capabilityId: string; tool: string; done: (e?: Error) => void }[] = [];
+
+  constructor(private readonly db: MarkerConnection) {}
+
+  mark(tool: string, capabilityId: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.pending.length === 0) setImmediate(() => void this.flush());
+      this.pending.push({ capabilityId, tool, done: (e) => (e ? reject(e) : resolve()) });
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    try {
+      await this.db.query('INSERT INTO tool_body_starts (capability_id, tool) SELECT * FROM unnest($1::text[], $2::text[])', [
+        batch.map((m) => m.capabilityId),
+        batch.map((m) => m.tool),
+      ]);
+      batch.forEach((m) => m.done());
+    } catch (e) {
+      batch.forEach((m) => m.done(e as Error));
+    }
+  }
 }
 
 /**
@@ -50,13 +78,17 @@ export async function markBodyStart(db: MarkerConnection, tool: string, capabili
  * that same pool (a package's role may insert markers, never read them), then the body.
  */
 export function toolBodies(set: ToolSet, dbFor: (packageName: string) => ToolDatabase): ToolBody[] {
+  const markersByPool = new Map<ToolDatabase, BodyStartMarkers>();
   return set.packages.flatMap((pkg) => {
     const db = dbFor(pkg.name);
+    let markers = markersByPool.get(db);
+    if (!markers) markersByPool.set(db, (markers = new BodyStartMarkers(db)));
+    const marked = markers;
     return pkg.tools.map(
       (def): ToolBody => ({
         name: def.name,
         execute: async (inv: ToolInvocation) => {
-          await markBodyStart(db, def.name, inv.capabilityId);
+          await marked.mark(def.name, inv.capabilityId);
           return def.execute({ ...inv, db });
         },
         reconcile: def.reconcile ? (lookup) => def.reconcile!({ ...lookup, db }) : undefined,

@@ -19,6 +19,7 @@ describe('isTransientFault', () => {
     ['Prisma as seen with the server down (P2010, DatabaseNotReachable in meta)', Object.assign(new Error('x'), { code: 'P2010', meta: { driverAdapterError: { name: 'DriverAdapterError', cause: { kind: 'DatabaseNotReachable' } } } })],
     ['a missing database (environment, not the message)', Object.assign(new Error('x'), { code: 'P1003', meta: { driverAdapterError: { cause: { kind: 'DatabaseDoesNotExist', originalCode: '3D000' } } } })],
     ['tables not migrated (42P01)', pgError('42P01')],
+    ['a transaction rolled back past its timeout', Object.assign(new Error('x'), { name: 'TransactionTimeoutError' })],
     ['kafkajs: connection error', Object.assign(new Error('x'), { name: 'KafkaJSConnectionError', retriable: true })],
     ['kafkajs: retries exhausted, wrapping a timeout', Object.assign(new Error('x'), { name: 'KafkaJSNumberOfRetriesExceeded', cause: { name: 'KafkaJSRequestTimeoutError' } })],
     ['kafkajs: any retriable protocol error', Object.assign(new Error('x'), { name: 'KafkaJSProtocolError', retriable: true })],

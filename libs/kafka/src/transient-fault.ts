@@ -76,6 +76,8 @@ function isTransientShape(e: ErrorShape): boolean {
     return KAFKAJS_NAMES.has(e.name) || e.retriable === true;
   }
   if (typeof e.name === 'string' && e.name === 'PrismaClientInitializationError') return true;
+  // A transaction past DATABASE_TX_TIMEOUT_MS (a database too slow to answer), as Prisma's P2028 was.
+  if (typeof e.name === 'string' && e.name === 'TransactionTimeoutError') return true;
   const message = typeof e.message === 'string' ? e.message : '';
   return PG_MESSAGES.some((re) => re.test(message));
 }

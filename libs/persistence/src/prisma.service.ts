@@ -4,16 +4,24 @@ import { Pool } from 'pg';
 import type { DatabaseSettings } from '@arvis/config';
 import { PrismaClient } from './generated/prisma/client';
 import { handlePoolErrors } from './pg-errors';
+import { inPgTransaction, type SqlClient } from './pg-transaction';
 
 const log = new Logger('PrismaService');
 
 /** Prisma over the pg driver adapter (no query-engine binary at run time). */
 @Injectable()
 export class PrismaService extends PrismaClient implements OnApplicationShutdown {
+  private readonly pool: Pool;
+
   constructor(readonly settings: DatabaseSettings) {
     // Our own pool, so that its 'error' listener exists from the first connection (the adapter
     // adds one only when Prisma connects) and a dropped connection is logged, never fatal.
-    const pool = handlePoolErrors(new Pool({ connectionString: settings.url, max: settings.poolSize }), 'prisma', (m) => log.warn(m));
+    // A connection not handed out within the transaction timeout fails like Prisma's maxWait did.
+    const pool = handlePoolErrors(
+      new Pool({ connectionString: settings.url, max: settings.poolSize, connectionTimeoutMillis: settings.txTimeoutMs }),
+      'prisma',
+      (m) => log.warn(m),
+    );
     super({
       adapter: new PrismaPg(pool, {
         disposeExternalPool: true,
@@ -21,11 +29,15 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
         onConnectionError: (e) => log.warn(`prisma: transaction connection lost: ${e.message}`),
       }),
     });
+    this.pool = pool;
   }
 
-  /** An interactive transaction with the configured timeout (Prisma's default is 5 s). */
+  /**
+   * A transaction of raw statements, on pg directly over the same pool (ADR 0043), rolled back
+   * past the configured timeout.
+   */
   tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.$transaction(fn, { timeout: this.settings.txTimeoutMs, maxWait: this.settings.txTimeoutMs });
+    return inPgTransaction(this.pool, this.settings.txTimeoutMs, fn);
   }
 
   // Nest stops in this order: onModuleDestroy (the polling workers stop), then it closes the HTTP
@@ -36,4 +48,5 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
   }
 }
 
-export type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
+/** What a store's statements run on: a transaction from `tx()`, or the service itself (autocommit). */
+export type Tx = SqlClient;

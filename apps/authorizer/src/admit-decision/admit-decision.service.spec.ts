@@ -32,8 +32,9 @@ const config = {
 
 function fakeTx(now: Date, revokedHashes: string[] = []): Tx {
   return {
-    $queryRaw: async () => [{ now }],
-    revokedSession: { findMany: async () => revokedHashes.map((sessionIdHash) => ({ sessionIdHash })) },
+    // The admission reads the revoked sessions (the only query naming revoked_sessions), else now().
+    $queryRaw: async (strings: TemplateStringsArray) =>
+      strings.join('?').includes('revoked_sessions') ? revokedHashes.map((session_id_hash) => ({ session_id_hash })) : [{ now }],
   } as unknown as Tx;
 }
 

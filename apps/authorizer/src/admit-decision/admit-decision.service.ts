@@ -27,9 +27,10 @@ export class AdmitDecisionService {
     const now = databaseNow ?? (await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`)[0].now;
     const hashes = candidates.flatMap((c) => (c.effectContext.sessionIdHash ? [c.effectContext.sessionIdHash] : []));
     const revoked = new Set(
-      (await tx.revokedSession.findMany({ where: { sessionIdHash: { in: hashes }, revokedAt: { lte: now } }, select: { sessionIdHash: true } })).map(
-        (r) => r.sessionIdHash,
-      ),
+      (
+        await tx.$queryRaw<{ session_id_hash: string }[]>`
+          SELECT session_id_hash FROM revoked_sessions WHERE session_id_hash = ANY(${hashes}::text[]) AND revoked_at <= ${now}`
+      ).map((r) => r.session_id_hash),
     );
     const admitted: Authorized[] = [];
     const refused: AdmissionRefusal[] = [];

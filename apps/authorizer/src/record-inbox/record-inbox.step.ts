@@ -45,8 +45,9 @@ export class RecordInboxStep {
 
   async sort(tx: Tx, candidates: Candidate[], outcomes: Authorization[]): Promise<{ fresh: Fresh[]; redelivered: number; conflicts: OutboxRow[] }> {
     const claiming = candidates.filter((c) => c.origin.kind !== 'resumed').map((c) => c.decision.decisionId);
-    const existing = await tx.decisionInbox.findMany({ where: { decisionId: { in: claiming } }, select: { decisionId: true, bodySha256: true } });
-    const known = new Map(existing.map((e) => [e.decisionId, e.bodySha256]));
+    const existing = await tx.$queryRaw<{ decision_id: string; body_sha256: string }[]>`
+      SELECT decision_id, body_sha256 FROM decision_inbox WHERE decision_id = ANY(${claiming}::text[])`;
+    const known = new Map(existing.map((e) => [e.decision_id, e.body_sha256]));
     const fresh: Fresh[] = [];
     const conflicts: OutboxRow[] = [];
     let redelivered = 0;

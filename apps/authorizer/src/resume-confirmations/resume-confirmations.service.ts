@@ -82,11 +82,9 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
       // pending past its request TTL -> expired; denied -> closed. Each row is claimed once.
       const closing = await this.confirmations.expireAndCloseDenied(tx);
       if (closing.length === 0) return;
-      const moved = await tx.decisionInbox.updateMany({
-        where: { decisionId: { in: closing.map((c) => c.decisionId) }, status: 'parked' },
-        data: { status: 'refused' },
-      });
-      if (moved.count !== closing.length) throw new Error(`closed ${moved.count} of ${closing.length} parked decisions`);
+      const moved = await tx.$executeRaw`
+        UPDATE decision_inbox SET status = 'refused' WHERE decision_id = ANY(${closing.map((c) => c.decisionId)}::text[]) AND status = 'parked'`;
+      if (moved !== closing.length) throw new Error(`closed ${moved} of ${closing.length} parked decisions`);
       await appendJournal(
         tx,
         closing.map((c) => {

@@ -8,6 +8,7 @@ import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.c
 import { DeduplicateEffectsService } from '../deduplicate-effects/deduplicate-effects.service';
 import { factsOf, type ClaimedIntent } from '../dispatch-intents/claimed-intent';
 import { matchStoredIntent, type StoredIntent } from '../verify-intent/match-stored-intent';
+import { loadStoredIntents } from '../verify-intent/load-stored-intents';
 import { checkStoredIntegrity } from '../verify-intent/stored-intent-integrity';
 import type { VerifiedIntent } from '../verify-intent/verify-intent-messages';
 
@@ -79,8 +80,8 @@ export class ClaimCapabilitiesService {
   }
 
   private async matchStored(tx: Tx, verified: readonly VerifiedIntent[], deadLetters: OutboxRow[]): Promise<Presented[]> {
-    const rows = await tx.intent.findMany({ where: { intentId: { in: verified.map((v) => v.intent.intentId) } } });
-    const byId = new Map(rows.map((s) => [s.intentId, s as StoredIntent]));
+    const rows = await loadStoredIntents(tx, 'intent_id', verified.map((v) => v.intent.intentId));
+    const byId = new Map(rows.map((s) => [s.intentId, s]));
     // A receipt of another store: an operator may have rebound this one to it since (ADR 0036).
     if (verified.some((v) => !this.storeFingerprint.accepted.has(v.intent.receipt.storeFingerprint))) await this.storeFingerprint.refreshAccepted(tx);
     const presented: Presented[] = [];

@@ -59,6 +59,8 @@ export interface JournalScaleResult {
   p50Ms: number;
   p99Ms: number;
   busyPercent: number;
+  /** Mean share of the appenders found waiting on a lock (the head row's), sampled every 50 ms, percent. */
+  lockWaitPercent: number;
   /** ms of CPU per 1,000 entries: appender (all appender processes), postgres. */
   cpuMsPer1000: Record<string, number>;
 }

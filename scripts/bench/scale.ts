@@ -151,6 +151,41 @@ async function stopChildWithin(c: ChildProcess, ms: number): Promise<void> {
   clearTimeout(t);
 }
 
+/**
+ * Samples, every 50 ms until stopped, how many of the database's client backends wait on a lock
+ * (`wait_event_type = 'Lock'`: here, an appender queued behind the `journal_head` row lock).
+ */
+function sampleLockWaits(url: string): { stop: () => Promise<number[]> } {
+  const pg = new Client({ connectionString: url });
+  const samples: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    await pg.connect();
+    while (running) {
+      const { rows } = await pg.query<{ waiting: number }>(
+        `SELECT count(*) FILTER (WHERE wait_event_type = 'Lock')::int AS waiting FROM pg_stat_activity
+         WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+      );
+      samples.push(rows[0].waiting);
+      await sleep(50);
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop.catch(() => undefined);
+      await pg.end().catch(() => undefined);
+      return samples;
+    },
+  };
+}
+
+/** Mean share of the appenders found waiting on a lock, in percent (NaN without samples). */
+export function lockWaitPercent(samples: readonly number[], processes: number): number {
+  if (samples.length === 0 || processes < 1) return NaN;
+  return Math.round((samples.reduce((a, b) => a + b, 0) / samples.length / processes) * 1000) / 10;
+}
+
 export async function measureJournal(ctx: ScaleContext, v: Variant, baseEnv: Record<string, string>, n: number, batch: number): Promise<JournalScaleResult> {
   const env: Record<string, string> = { ...baseEnv, ARVIS_TOPIC_PREFIX: `bench-scale-${Date.now().toString(36)}-j${n}.` };
   await freshDatabase(v, env);
@@ -160,10 +195,12 @@ export async function measureJournal(ctx: ScaleContext, v: Variant, baseEnv: Rec
     await Promise.all(appenders.map((a) => lineStarting(a, 'ready')));
     const roles: Role[] = [...appenders.map((a, i) => ({ name: `appender-${i + 1}`, pid: a.child.pid! })), { name: 'postgres', postgres: true }];
     const w0 = sampleWindow(roles);
+    const waits = sampleLockWaits(env.DATABASE_URL);
     for (const a of appenders) a.child.stdin!.write('go\n');
     const results = await Promise.all(appenders.map(async (a) => JSON.parse((await lineStarting(a, 'result ')).slice('result '.length)) as AppenderResult));
     const w1 = sampleWindow(roles);
-    return journalFigures(n, batch, results, busyPercent(w0.machine, w1.machine), cpuPer1000(w0, w1, results.reduce((s, r) => s + r.entries, 0)));
+    const lockWait = lockWaitPercent(await waits.stop(), n);
+    return { ...journalFigures(n, batch, results, busyPercent(w0.machine, w1.machine), cpuPer1000(w0, w1, results.reduce((s, r) => s + r.entries, 0))), lockWaitPercent: lockWait };
   } finally {
     await Promise.all(appenders.map(stopAppender));
     log.end();
@@ -188,6 +225,7 @@ export function journalFigures(n: number, batch: number, results: AppenderResult
     p50Ms: r1(percentile(tx, 50)),
     p99Ms: r1(percentile(tx, 99)),
     busyPercent: busy,
+    lockWaitPercent: NaN,
     cpuMsPer1000,
   };
 }
@@ -209,7 +247,7 @@ export async function measureScale(ctx: ScaleContext, v: Variant, env: Record<st
       ctx.say(`scale: journal append, ${n} appender process(es), ${batch} entr${batch === 1 ? 'y' : 'ies'} per transaction, ${JOURNAL_SECONDS} s (${v.label})`);
       const j = await attempt(`journal x${n} batch ${batch}`, () => measureJournal(ctx, v, env, n, batch));
       if (j) out.journal.push(j);
-      if (j) ctx.say(`  ${j.entriesPerS} entries/s, ${j.transactionsPerS} tx/s, tx p50 ${j.p50Ms} ms, p99 ${j.p99Ms} ms, CPU ms/1000 entries ${JSON.stringify(j.cpuMsPer1000)}`);
+      if (j) ctx.say(`  ${j.entriesPerS} entries/s, ${j.transactionsPerS} tx/s, tx p50 ${j.p50Ms} ms, p99 ${j.p99Ms} ms, waiting on a lock ${j.lockWaitPercent}%, CPU ms/1000 entries ${JSON.stringify(j.cpuMsPer1000)}`);
     }
   }
   for (const e of out.errors) ctx.say(`  scale measurement failed: ${e}`);

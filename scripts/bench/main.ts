@@ -1,5 +1,6 @@
 // npm run bench: throughput, a latency sweep, CPU per decision by process role, peak memory and two
-// baselines, in one session, optionally against another commit's build (A, B, A, B... per step).
+// baselines, in one session, optionally against another commit's build (A, B, A, B... per step);
+// with --scale, then the relay and journal-head scale phase (scale.ts).
 // Reports figures; asserts nothing. Run through scripts/bench.sh (it installs, builds, starts the broker).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,6 @@
 // The measured processes: one build's authorizer and dispatcher (the relay runs inside both, as by
-// default), each step on a fresh database and fresh topics, set up with that build's own scripts.
+// default), each step on a fresh database and fresh topics, set up with that build's own scripts;
+// the scale phase starts the build's relay app alone, several times over (scale.ts).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,6 @@
 // npm run bench: throughput, a latency sweep, CPU per decision by process role, peak memory and two
-// baselines, in one session, optionally against another commit's build (A, B, A, B... per step).
+// baselines, in one session, optionally against another commit's build (A, B, A, B... per step);
+// with --scale, then the relay and journal-head scale phase (scale.ts).
 // Reports figures; asserts nothing. Run through scripts/bench.sh (it installs, builds, starts the broker).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { parseOptions, USAGE, type BenchOptions } from './options';
 import { chartSeries, renderMarkdown } from './report';
 import type { Baselines, BenchResults, VariantResult } from './results';
 import { measureStep, type Step, type StepContext } from './run';
+import { measureScale } from './scale';
 import { variantEnv, type Variant } from './services';
 import { saturationPoint } from './stats';
 
@@ -114,6 +116,8 @@ async function main(argv: string[]): Promise<void> {
   const notes = [`Load average ${loadAverageAtStart.map((l) => l.toFixed(2)).join(' ')} at start: figures from a busy machine are not comparable with a quiet one's.`];
   const baselineFigures = await baselines(o, env, brokers);
   const variantResults = await measure(o, ctx, builds, notes);
+  // The scale phase measures the working tree's build only.
+  const scale = o.scale.length > 0 ? await measureScale(ctx, builds[0].v, builds[0].env, o.scale) : undefined;
   const finished = new Date();
   const { stepSeconds, p99BoundMs, baselineSeconds, decisions, sweep, compare } = o;
   write(dir, {
@@ -121,10 +125,11 @@ async function main(argv: string[]): Promise<void> {
     finishedAt: finished.toISOString(),
     durationS: Math.round((finished.getTime() - started.getTime()) / 1000),
     machine: { cpus: cpus().length, loadAverageAtStart },
-    options: { decisions, sweep, stepSeconds, p99BoundMs, baselineSeconds, ...(compare ? { compare } : {}) },
+    options: { decisions, sweep, stepSeconds, p99BoundMs, baselineSeconds, ...(scale ? { scale: o.scale } : {}), ...(compare ? { compare } : {}) },
     notes,
     variants: variantResults,
     baselines: baselineFigures,
+    ...(scale ? { scale } : {}),
   });
 }
 

@@ -2,12 +2,24 @@ import { parseOptions } from './options';
 
 describe('bench options', () => {
   it('has the documented defaults', () => {
-    expect(parseOptions([])).toEqual({ decisions: 20000, sweep: [50, 200, 500, 1000], stepSeconds: 20, p99BoundMs: 1000, baselines: true, baselineSeconds: 10, help: false });
+    expect(parseOptions([])).toEqual({ decisions: 20000, sweep: [50, 200, 500, 1000], stepSeconds: 20, p99BoundMs: 1000, baselines: true, baselineSeconds: 10, scale: [], help: false });
   });
 
   it('reads a short run and a comparison', () => {
     const o = parseOptions(['--decisions', '2000', '--sweep', '200,50', '--step-seconds', '10', '--no-baselines', '--compare', 'HEAD~1']);
     expect(o).toMatchObject({ decisions: 2000, sweep: [50, 200], stepSeconds: 10, baselines: false, compare: 'HEAD~1' });
+  });
+
+  it('has no scale phase unless --scale lists process counts, which it sorts', () => {
+    expect(parseOptions([]).scale).toEqual([]);
+    expect(parseOptions(['--scale', '4,1,2']).scale).toEqual([1, 2, 4]);
+  });
+
+  it('refuses a scale list that is empty, repeats a count or asks for 0 or more than 16 processes', () => {
+    expect(() => parseOptions(['--scale', ''])).toThrow(/--scale needs/);
+    expect(() => parseOptions(['--scale', '1,1'])).toThrow(/--scale lists a value twice/);
+    expect(() => parseOptions(['--scale', '0'])).toThrow(/--scale must be/);
+    expect(() => parseOptions(['--scale', '17'])).toThrow(/--scale must be/);
   });
 
   it('refuses bad values and unknown flags', () => {

@@ -10,6 +10,8 @@ export interface BenchOptions {
   p99BoundMs: number;
   baselines: boolean;
   baselineSeconds: number;
+  /** Process counts of the scale phase (relays, then journal appenders), ascending; empty: no scale phase. */
+  scale: number[];
   /** A commit to measure beside the working tree's build, alternately. */
   compare?: string;
   out?: string;
@@ -23,6 +25,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --p99-bound-ms MS      p99 bound of the saturation point (default 1000)
   --baseline-seconds S   seconds of pgbench and of the kafkajs round trip (default 10)
   --no-baselines         skip the pgbench and kafkajs baselines
+  --scale N1,N2,...      also run the scale phase: outbox relay publish rate with N relay processes and
+                         journal append rate with N appender processes, for each N (default off; e.g. 1,2,4)
   --compare COMMIT       also build COMMIT (in .data/bench/<sha>) and measure it alternately with the working tree
   --out DIR              results folder (default bench/results/<UTC timestamp>)
   --help                 this text`;
@@ -30,6 +34,16 @@ export const USAGE = `usage: npm run bench -- [options]
 const int = (name: string, raw: string | undefined, def: number, min: number, max: number): number => {
   const v = raw === undefined ? def : Number(raw);
   if (!Number.isInteger(v) || v < min || v > max) throw new Error(`--${name} must be an integer in ${min}..${max} (got ${raw})`);
+  return v;
+};
+
+/** A comma list of integers in min..max, none twice. */
+const list = (name: string, raw: string, min: number, max: number): number[] => {
+  const v = raw
+    .split(',')
+    .filter((s) => s.trim() !== '')
+    .map((s) => int(name, s.trim(), 0, min, max));
+  if (new Set(v).size !== v.length) throw new Error(`--${name} lists a value twice`);
   return v;
 };
 
@@ -45,19 +59,19 @@ export function parseOptions(argv: string[]): BenchOptions {
       'p99-bound-ms': { type: 'string' },
       'baseline-seconds': { type: 'string' },
       'no-baselines': { type: 'boolean', default: false },
+      scale: { type: 'string' },
       compare: { type: 'string' },
       out: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
-  const sweep = (values.sweep ?? '50,200,500,1000')
-    .split(',')
-    .filter((s) => s.trim() !== '')
-    .map((s) => int('sweep', s.trim(), 0, 1, 100_000));
-  if (new Set(sweep).size !== sweep.length) throw new Error('--sweep lists a rate twice');
+  const sweep = list('sweep', values.sweep ?? '50,200,500,1000', 1, 100_000);
+  const scale = list('scale', values.scale ?? '', 1, 16);
+  if (values.scale !== undefined && scale.length === 0) throw new Error('--scale needs at least one process count');
   return {
     decisions: int('decisions', values.decisions, 20_000, 0, 10_000_000),
     sweep: sweep.sort((a, b) => a - b),
+    scale: scale.sort((a, b) => a - b),
     stepSeconds: int('step-seconds', values['step-seconds'], 20, 1, 3600),
     p99BoundMs: int('p99-bound-ms', values['p99-bound-ms'], 1000, 1, 3_600_000),
     baselines: values['no-baselines'] !== true,

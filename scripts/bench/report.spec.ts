@@ -1,5 +1,5 @@
-import { chartSeries, comparisonRows, renderMarkdown } from './report';
-import type { BenchResults, StepResult, VariantResult } from './results';
+import { chartSeries, comparisonRows, renderMarkdown, scaleGain, scaleLines } from './report';
+import type { BenchResults, JournalScaleResult, RelayScaleResult, ScaleResults, StepResult, VariantResult } from './results';
 
 const cpu = (k: number) => ({ busyPercent: 80, msPerDecision: { authorizer: 1 * k, dispatcher: 2 * k, broker: 0.5, postgres: 1.5, producer: 0.25 } });
 const step = (offered: number | null, p99: number, k = 1): StepResult => ({
@@ -59,4 +59,61 @@ describe('bench report', () => {
   it('charts the sweep steps only', () => {
     expect(chartSeries(results([variant('A', 1)]))[0].points.map((p) => p.offered)).toEqual([50, 200]);
   });
+
+  it('renders no scale section unless the run had a scale phase', () => {
+    expect(renderMarkdown(results([variant('current', 1)]))).not.toContain('## Scale');
+  });
 });
+
+const relay = (processes: number, rowsPerS: number, published: (number | null)[]): RelayScaleResult => ({
+  processes,
+  rows: 50000,
+  seconds: 50000 / rowsPerS,
+  rowsPerS,
+  publishedByProcess: published,
+  busyPercent: 95,
+  cpuMsPer1000: { relay: 120, postgres: 80.04, broker: 60 },
+});
+const journal = (processes: number, batch: number, entriesPerS: number): JournalScaleResult => ({
+  processes,
+  batch,
+  seconds: 10,
+  entries: entriesPerS * 10,
+  transactions: (entriesPerS * 10) / batch,
+  entriesPerS,
+  transactionsPerS: entriesPerS / batch,
+  p50Ms: 3,
+  p99Ms: 12.34,
+  busyPercent: 97,
+  lockWaitPercent: 75,
+  cpuMsPer1000: { appender: 300, postgres: 200 },
+});
+const scale: ScaleResults = {
+  relay: [relay(1, 5000, [50000]), relay(2, 5000, [30000, 20000]), relay(4, 2500, [50000, 0, null, 0])],
+  journal: [journal(1, 1, 400), journal(2, 1, 600), journal(1, 32, 6400), journal(2, 32, 3200)],
+  errors: ['journal x4 batch 1: appender ended'],
+};
+
+describe('bench scale report', () => {
+  it('gives each rate over the rate of the fewest processes of its own batch', () => {
+    expect(scaleGain(scale.journal, (j) => j.entriesPerS, (a, b) => a.batch === b.batch)).toEqual([1, 1.5, 1, 0.5]);
+    expect(scaleGain(scale.relay, (r) => r.rowsPerS)).toEqual([1, 1, 0.5]);
+  });
+
+  it('renders one relay row per process count with what each relay published', () => {
+    const md = scaleLines(scale).join('\n');
+    expect(md).toContain('| 2 | 50000 | 10.0 | 5000 | 1.00 | 30000 / 20000 | 95.0 | 120.0 | 80.0 | 60.0 |');
+    expect(md).toContain('| 4 | 50000 | 20.0 | 2500 | 0.50 | 50000 / 0 / – / 0 |');
+  });
+
+  it('renders one journal row per process count and batch, with transaction rate and p99', () => {
+    const md = scaleLines(scale).join('\n');
+    expect(md).toContain('| 2 | 32 | 3200 | 100 | 0.50 | 3.0 | 12.3 | 75.0 | 97.0 | 300.0 | 200.0 |');
+    expect(md).toContain('> failed: journal x4 batch 1: appender ended');
+  });
+
+  it('puts the scale section in the report when the run had one', () => {
+    expect(renderMarkdown({ ...results([variant('current', 1)]), scale })).toContain('## Scale: the outbox relay and the journal head with N processes');
+  });
+});
+

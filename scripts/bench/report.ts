@@ -1,7 +1,7 @@
 // Renders a run's results as a Markdown report (and the chart's series). Pure: results in, text out.
 import type { ChartSeries } from './chart';
 import { ratio } from './stats';
-import { ROLES, type BenchResults, type StepResult, type VariantResult } from './results';
+import { ROLES, type BenchResults, type ScaleResults, type StepResult, type VariantResult } from './results';
 
 const fmt = (v: number | null | undefined, digits = 0): string => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(digits));
 const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
@@ -56,6 +56,49 @@ function baselineLines(r: BenchResults): string[] {
   return out.length ? out : ['- skipped (--no-baselines)'];
 }
 
+/** Each rate over the rate of the fewest processes measured with the same batch: 1.00 is no gain from more processes. */
+export function scaleGain<T extends { processes: number }>(rows: T[], rate: (t: T) => number, sameGroup: (a: T, b: T) => boolean = () => true): (number | null)[] {
+  return rows.map((t) => {
+    const group = rows.filter((o) => sameGroup(o, t));
+    const first = group.reduce((m, o) => (o.processes < m.processes ? o : m), group[0]);
+    return ratio(rate(first), rate(t));
+  });
+}
+
+const cpuCells = (cpu: Record<string, number>, roles: string[]) => roles.map((r) => fmt(cpu[r], 1));
+
+/** The scale phase's two tables: relay processes draining the outbox, appender processes on the journal head. */
+export function scaleLines(s: ScaleResults): string[] {
+  const relayHead = ['relays', 'rows', 'seconds', 'rows/s', 'gain', 'published per relay', 'busy %', 'relay CPU ms/1k rows', 'postgres CPU ms/1k rows', 'broker CPU ms/1k rows'];
+  const relayGain = scaleGain(s.relay, (r) => r.rowsPerS);
+  const relay = s.relay.map((r, i) =>
+    row([r.processes, r.rows, fmt(r.seconds, 1), fmt(r.rowsPerS), fmt(relayGain[i], 2), r.publishedByProcess.map((p) => fmt(p)).join(' / '), fmt(r.busyPercent, 1), ...cpuCells(r.cpuMsPer1000, ['relay', 'postgres', 'broker'])]),
+  );
+  const journalHead = ['appenders', 'entries/tx', 'entries/s', 'tx/s', 'gain', 'tx p50 ms', 'tx p99 ms', 'waiting on the lock %', 'busy %', 'appender CPU ms/1k entries', 'postgres CPU ms/1k entries'];
+  const journalGain = scaleGain(s.journal, (j) => j.entriesPerS, (a, b) => a.batch === b.batch);
+  const journal = s.journal.map((j, i) =>
+    row([j.processes, j.batch, fmt(j.entriesPerS), fmt(j.transactionsPerS), fmt(journalGain[i], 2), fmt(j.p50Ms, 1), fmt(j.p99Ms, 1), fmt(j.lockWaitPercent, 1), fmt(j.busyPercent, 1), ...cpuCells(j.cpuMsPer1000, ['appender', 'postgres'])]),
+  );
+  return [
+    '## Scale: the outbox relay and the journal head with N processes',
+    '',
+    ...s.errors.map((e) => `> failed: ${e}`),
+    ...(s.errors.length ? [''] : []),
+    'Relay: N relay processes (apps/relay) drain a pre-filled outbox (one commit, ~1 KB payloads, journal and intents topics, 64 keys); seconds from that commit until no row is unpublished. Gain is rows/s over the fewest relays measured.',
+    '',
+    row(relayHead),
+    row(relayHead.map(() => '---')),
+    ...relay,
+    '',
+    'Journal: N processes append through appendJournal, one transaction at a time each; gain is entries/s over the fewest appenders with the same entries per transaction; waiting on the lock is the mean share of appenders found waiting on a row lock (pg_stat_activity, every 50 ms).',
+    '',
+    row(journalHead),
+    row(journalHead.map(() => '---')),
+    ...journal,
+    '',
+  ];
+}
+
 export function renderMarkdown(r: BenchResults): string {
   const o = r.options;
   const lines = [
@@ -79,7 +122,9 @@ export function renderMarkdown(r: BenchResults): string {
     lines.push(`- ${v.label} (${v.commit.slice(0, 12)}): saturation point ${v.saturation === null ? 'below the lowest step' : `${v.saturation}/s`}; peak RSS ${rss}; duplicate journal copies seen ${v.duplicatesOnJournalTopic}`);
   }
   if (r.variants.length === 2) lines.push('', '## A against B', '', ...comparisonTable(r.variants[0], r.variants[1]));
-  lines.push('', '## Baselines (same broker, same PostgreSQL)', '', ...baselineLines(r), '', '![latency against offered load](latency.svg)', '');
+  lines.push('', '## Baselines (same broker, same PostgreSQL)', '', ...baselineLines(r), '');
+  if (r.scale) lines.push(...scaleLines(r.scale));
+  lines.push('![latency against offered load](latency.svg)', '');
   return lines.join('\n');
 }
 

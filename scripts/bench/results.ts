@@ -31,13 +31,55 @@ export interface Baselines {
   kafkaRoundTrip?: ({ rate: number } & LatencySummary) | { error: string };
 }
 
+/** The outbox drained by N relay processes at once (scale phase). */
+export interface RelayScaleResult {
+  processes: number;
+  rows: number;
+  /** From the commit of the pre-filled rows to the poll that saw none left unpublished. */
+  seconds: number;
+  rowsPerS: number;
+  /** Rows each relay process says it published (its /health/ready relay stats), in start order. */
+  publishedByProcess: (number | null)[];
+  busyPercent: number;
+  /** ms of CPU per 1,000 rows: relay (all relay processes), postgres, broker. */
+  cpuMsPer1000: Record<string, number>;
+}
+
+/** Journal entries appended by N processes at once, each one transaction at a time (scale phase). */
+export interface JournalScaleResult {
+  processes: number;
+  /** Entries per transaction. */
+  batch: number;
+  seconds: number;
+  entries: number;
+  transactions: number;
+  entriesPerS: number;
+  transactionsPerS: number;
+  /** Append transaction time (begin to commit, as the appender sees it). */
+  p50Ms: number;
+  p99Ms: number;
+  busyPercent: number;
+  /** Mean share of the appenders found waiting on a lock (the head row's), sampled every 50 ms, percent. */
+  lockWaitPercent: number;
+  /** ms of CPU per 1,000 entries: appender (all appender processes), postgres. */
+  cpuMsPer1000: Record<string, number>;
+}
+
+export interface ScaleResults {
+  relay: RelayScaleResult[];
+  journal: JournalScaleResult[];
+  errors: string[];
+}
+
 export interface BenchResults {
   startedAt: string;
   finishedAt: string;
   durationS: number;
   machine: { cpus: number; loadAverageAtStart: number[] };
-  options: { decisions: number; sweep: number[]; stepSeconds: number; p99BoundMs: number; baselineSeconds: number; compare?: string };
+  options: { decisions: number; sweep: number[]; stepSeconds: number; p99BoundMs: number; baselineSeconds: number; scale?: number[]; compare?: string };
   notes: string[];
   variants: VariantResult[];
   baselines: Baselines;
+  /** Present when --scale was given. */
+  scale?: ScaleResults;
 }

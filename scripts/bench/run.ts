@@ -30,7 +30,7 @@ export interface StepOutcome {
   missing: number;
 }
 
-async function deleteTopics(brokers: string[], prefix: string): Promise<void> {
+export async function deleteTopics(brokers: string[], prefix: string): Promise<void> {
   const admin = new Kafka({ brokers, clientId: 'arvis-bench-cleanup', logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {

@@ -1,5 +1,6 @@
 // The measured processes: one build's authorizer and dispatcher (the relay runs inside both, as by
-// default), each step on a fresh database and fresh topics, set up with that build's own scripts.
+// default), each step on a fresh database and fresh topics, set up with that build's own scripts;
+// the scale phase starts the build's relay app alone, several times over (scale.ts).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,9 +32,14 @@ export async function variantEnv(v: Variant, base: Record<string, string>): Prom
   return { ...base, ...parseExports(stdout) };
 }
 
+/** Drops and re-creates the database with the build's migrations. */
+export async function freshDatabase(v: Variant, env: Record<string, string>): Promise<void> {
+  await node(v.root, 'scripts/migrate.js', ['--fresh'], env);
+}
+
 /** Drops and re-creates the database with the build's migrations; creates the step's topics. */
 export async function freshStore(v: Variant, env: Record<string, string>): Promise<void> {
-  await node(v.root, 'scripts/migrate.js', ['--fresh'], env);
+  await freshDatabase(v, env);
   await node(v.root, 'scripts/create-topics.js', [], env);
 }
 
@@ -42,13 +48,17 @@ export interface RunningApps {
   stop(): Promise<void>;
 }
 
-async function ready(port: number): Promise<boolean> {
+/** The app's /health/ready body when it answers 200, else undefined. */
+export async function readyBody(port: number): Promise<Record<string, unknown> | undefined> {
   try {
-    return (await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(2000) })).ok;
+    const res = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(2000) });
+    return res.ok ? ((await res.json()) as Record<string, unknown>) : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
+
+const ready = async (port: number): Promise<boolean> => (await readyBody(port)) !== undefined;
 
 /**
  * `port` is where health is asked. A build from before the management port (ADR 0038) serves it
@@ -61,17 +71,18 @@ function portEnv(app: string, port: number): Record<string, string> {
   return { MANAGEMENT_PORT: String(port), HTTP_PORT: String(port + API_PORT_DISTANCE) };
 }
 
-function spawnApp(v: Variant, app: string, port: number, env: Record<string, string>, logDir: string): ChildProcess {
+/** Starts one app of the build; its output goes to `<logDir>/<label>-<logName>.log`. */
+export function spawnApp(v: Variant, app: string, port: number, env: Record<string, string>, logDir: string, logName = app): ChildProcess {
   const main = join(v.root, 'dist', 'apps', app, 'src', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} missing: the build did not run`);
-  const log = createWriteStream(join(logDir, `${v.label}-${app}.log`), { flags: 'a' });
+  const log = createWriteStream(join(logDir, `${v.label}-${logName}.log`), { flags: 'a' });
   const child = spawn(process.execPath, [main], { cwd: v.root, env: { ...env, ...portEnv(app, port), KAFKA_GROUP_ID: `${env.ARVIS_TOPIC_PREFIX}${app}` }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.pipe(log);
   child.stderr!.pipe(log);
   return child;
 }
 
-async function stopChild(c: ChildProcess): Promise<void> {
+export async function stopChild(c: ChildProcess): Promise<void> {
   if (c.exitCode !== null || c.signalCode !== null) return;
   const gone = new Promise((r) => c.once('exit', r));
   c.kill('SIGTERM');

@@ -1,7 +1,7 @@
 import { Pool } from 'pg';
 import { inPgTransaction, TransactionTimeoutError } from '@arvis/persistence';
 
-// The hot path's transactions run on pg directly (ADR 0043); what they promise is what the
+// The hot path's transactions run on pg directly (ADR 0044); what they promise is what the
 // database sees, so it is checked on the suite's PostgreSQL, in scratch tables.
 const url = 'postgresql://postgres@127.0.0.1:5432/postgres';
 

@@ -36,7 +36,7 @@ const textOf = (strings: TemplateStringsArray) => strings.reduce((sql, part, i) 
 
 /**
  * One transaction on a pooled pg connection. Prisma's interactive transaction cost about four
- * times the CPU per statement of pg's own (ADR 0043), and every step of the hot path is a raw
+ * times the CPU per statement of pg's own (ADR 0044), and every step of the hot path is a raw
  * statement, so the path's transactions run here; the Prisma client remains for the rest.
  */
 class PgTransaction implements SqlClient {
@@ -75,6 +75,17 @@ class PgTransaction implements SqlClient {
   async $executeRawUnsafe(sql: string, ...values: unknown[]): Promise<number> {
     return (await this.run(sql, values)).rowCount ?? 0;
   }
+}
+
+/** Each statement on its own pooled connection, autocommitted: the hot path's statements outside a transaction. */
+export function pgStatements(pool: Pool): SqlClient {
+  const run = (text: string, values: unknown[]) => pool.query({ text, values, types: parsers });
+  return {
+    $queryRaw: async <T>(strings: TemplateStringsArray, ...values: unknown[]) => (await run(textOf(strings), values)).rows as T,
+    $executeRaw: async (strings: TemplateStringsArray, ...values: unknown[]) => (await run(textOf(strings), values)).rowCount ?? 0,
+    $queryRawUnsafe: async <T>(sql: string, ...values: unknown[]) => (await run(sql, values)).rows as T,
+    $executeRawUnsafe: async (sql: string, ...values: unknown[]) => (await run(sql, values)).rowCount ?? 0,
+  };
 }
 
 /** BEGIN, `fn`, COMMIT; ROLLBACK if anything failed or the time ran out. */

@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 import type { DatabaseSettings } from '@arvis/config';
 import { PrismaClient } from './generated/prisma/client';
 import { handlePoolErrors } from './pg-errors';
-import { inPgTransaction, type SqlClient } from './pg-transaction';
+import { inPgTransaction, pgStatements, type SqlClient } from './pg-transaction';
 
 const log = new Logger('PrismaService');
 
@@ -12,6 +12,8 @@ const log = new Logger('PrismaService');
 @Injectable()
 export class PrismaService extends PrismaClient implements OnApplicationShutdown {
   private readonly pool: Pool;
+  /** Raw statements, each autocommitted, on pg directly (ADR 0044): for the hot path outside `tx()`. */
+  readonly sql: SqlClient;
 
   constructor(readonly settings: DatabaseSettings) {
     // Our own pool, so that its 'error' listener exists from the first connection (the adapter
@@ -30,10 +32,11 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
       }),
     });
     this.pool = pool;
+    this.sql = pgStatements(pool);
   }
 
   /**
-   * A transaction of raw statements, on pg directly over the same pool (ADR 0043), rolled back
+   * A transaction of raw statements, on pg directly over the same pool (ADR 0044), rolled back
    * past the configured timeout.
    */
   tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {

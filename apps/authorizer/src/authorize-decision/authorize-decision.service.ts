@@ -11,6 +11,7 @@ import {
   UNAUTHENTICATED,
   UNKNOWN_TENANT,
   type Authorization,
+  type ConfirmationRow,
   type Decision,
   type PolicyData,
 } from './authorization.types';
@@ -72,10 +73,15 @@ export class AuthorizeDecisionService {
   private async loadPolicyData(decisions: Decision[], identities: IdentityResult[], databaseNow: Date): Promise<PolicyData> {
     const tenants = [...new Set(identities.flatMap((r) => (r.ok ? [r.identity.tenant] : [])))];
     const confirmationIds = [...new Set(decisions.flatMap((d) => (d.confirmationId ? [d.confirmationId] : [])))];
+    const sql = this.prisma.sql;
     const [consent, egress, confirmations] = await Promise.all([
-      this.prisma.consentGrant.findMany({ where: { tenant: { in: tenants } }, select: { tenant: true, principal: true, consentKey: true } }),
-      this.prisma.egressPolicy.findMany({ where: { tenant: { in: tenants } } }),
-      this.prisma.confirmation.findMany({ where: { confirmationId: { in: confirmationIds } } }),
+      sql.$queryRaw<{ tenant: string; principal: string; consentKey: string }[]>`
+        SELECT tenant, principal, consent_key AS "consentKey" FROM consent_grants WHERE tenant = ANY(${tenants}::text[])`,
+      sql.$queryRaw<{ tenant: string; provider: string }[]>`SELECT tenant, provider FROM egress_policies WHERE tenant = ANY(${tenants}::text[])`,
+      sql.$queryRaw<ConfirmationRow[]>`
+        SELECT confirmation_id AS "confirmationId", tenant, principal, issuer, tool, payload_sha256 AS "payloadSha256", status,
+               grant_expires_at AS "grantExpiresAt"
+        FROM confirmations WHERE confirmation_id = ANY(${confirmationIds}::text[])`,
     ]);
     return {
       consentTenants: new Set(consent.map((c) => c.tenant)),

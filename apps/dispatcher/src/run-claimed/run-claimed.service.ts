@@ -43,7 +43,7 @@ export class RunClaimedService {
         // Claims are already committed: an outage here is waited out, not turned into a redelivery
         // that would find them consumed and leave them to recovery.
         const started = await retryWhileTransient(
-          () => this.effects.start(this.prisma, group.map((c) => ({ capabilityId: c.intent.capabilityId, deadlineMs: this.deadlineMs(c.stored.tool) }))),
+          () => this.effects.start(this.prisma.sql, group.map((c) => ({ capabilityId: c.intent.capabilityId, deadlineMs: this.deadlineMs(c.stored.tool) }))),
           Date.now() + this.config.recording.maxWaitMs,
           (attempt, e) => this.log.warn(`database unavailable while starting effects (attempt ${attempt}): ${e.message}`),
         );
@@ -83,7 +83,7 @@ export class RunClaimedService {
     const grace = this.config.recovery.pendingGraceMs;
     return setInterval(() => {
       if (waiting.size === 0) return;
-      this.effects.extendPending(this.prisma, [...waiting], grace).catch((e: Error) => this.log.warn(`claim heartbeat failed: ${e.message}`));
+      this.effects.extendPending(this.prisma.sql, [...waiting], grace).catch((e: Error) => this.log.warn(`claim heartbeat failed: ${e.message}`));
     }, Math.max(100, Math.floor(grace / 3)));
   }
 }

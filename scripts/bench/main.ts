@@ -33,6 +33,12 @@ const BenchEnv = z.object({
   PATH: envString('/usr/local/bin:/usr/bin:/bin'),
   HOME: envString('/root'),
   JAVA_HOME: z.string().optional(),
+  // What npm needs to reach its registry when --compare must install the other commit's packages
+  // (a corporate CA, a proxy).
+  NODE_EXTRA_CA_CERTS: z.string().optional(),
+  HTTPS_PROXY: z.string().optional(),
+  HTTP_PROXY: z.string().optional(),
+  NO_PROXY: z.string().optional(),
 });
 type BenchEnv = z.output<typeof BenchEnv>;
 
@@ -57,7 +63,8 @@ async function variants(o: BenchOptions, env: BenchEnv): Promise<Variant[]> {
   const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
   const current: Variant = { label: o.compare ? 'A working tree' : 'working tree', root: ROOT, commit: `${head}${dirty ? ' (with uncommitted changes)' : ''}` };
   if (!o.compare) return [current];
-  return [current, await prepareCommit(ROOT, o.compare, say, { PATH: env.PATH, HOME: env.HOME, ...(env.JAVA_HOME ? { JAVA_HOME: env.JAVA_HOME } : {}) })];
+  const passed = (['JAVA_HOME', 'NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'] as const).flatMap((k) => (env[k] ? [[k, env[k]] as const] : []));
+  return [current, await prepareCommit(ROOT, o.compare, say, { PATH: env.PATH, HOME: env.HOME, ...Object.fromEntries(passed) })];
 }
 
 /** Runs every step for every build, alternating builds within a step. */

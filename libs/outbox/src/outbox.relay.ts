@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Client, Pool, type PoolClient } from 'pg';
 import type { RelaySettings } from '@arvis/config';
 import { isTooLargeError, type KafkaPublisher, type OutboundMessage } from '@arvis/kafka';
-import { handlePoolErrors } from '@arvis/persistence';
+import { handlePoolErrors, preparedQuery } from '@arvis/persistence';
 import { endSpan, SpanKind, Tracing, withTraceHeaders, type Span, type TraceCarrier } from '@arvis/tracing';
 import { planBatch } from './plan-batch';
 
@@ -179,7 +179,8 @@ export class OutboxRelay {
     client.on('error', onLost);
     try {
       await client.query('BEGIN');
-      const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [RELAY_LOCK_KEY]);
+      // Named (prepared once per connection): these run at every commit anyone makes (ADR 0044).
+      const lock = await client.query<{ ok: boolean }>(preparedQuery('SELECT pg_try_advisory_xact_lock($1) AS ok', [RELAY_LOCK_KEY]));
       if (!lock.rows[0].ok) {
         await client.query('ROLLBACK');
         this.stats.skippedWhileAnotherRelayActive++;
@@ -202,10 +203,12 @@ export class OutboxRelay {
 
   private async publishLocked(client: PoolClient): Promise<BatchOutcome> {
     const candidates = await client.query<{ seq: string; bytes: number }>(
+      preparedQuery(
       `SELECT seq::text, (octet_length(payload) + octet_length(message_key) + coalesce(octet_length(headers::text), 0)
          + coalesce(octet_length(trace_context::text), 0))::int AS bytes
        FROM outbox WHERE published_at IS NULL AND quarantined_at IS NULL ORDER BY outbox.seq LIMIT $1`, // not the text alias
       [this.settings.batchSize],
+      ),
     );
     const plan = planBatch(candidates.rows, {
       maxBatchBytes: this.settings.maxBatchBytes,
@@ -229,9 +232,9 @@ export class OutboxRelay {
       // Fault point: the broker has the messages, the rows are still unmarked.
       process.kill(process.pid, 'SIGKILL');
     }
-    const marked = await client.query(`UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[]) AND published_at IS NULL`, [
-      rows.map((r) => r.seq),
-    ]);
+    const marked = await client.query(
+      preparedQuery(`UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[]) AND published_at IS NULL`, [rows.map((r) => r.seq)]),
+    );
     if (marked.rowCount !== rows.length) {
       throw new Error(`marked ${marked.rowCount} of ${rows.length} outbox rows; another writer interfered`);
     }
@@ -265,8 +268,7 @@ export class OutboxRelay {
 
   private async load(client: PoolClient, seqs: string[]): Promise<OutboxRecord[]> {
     const { rows } = await client.query<OutboxRecord>(
-      `SELECT seq::text, topic, message_key, payload, headers, trace_context FROM outbox WHERE seq = ANY($1::bigint[]) ORDER BY outbox.seq`,
-      [seqs],
+      preparedQuery(`SELECT seq::text, topic, message_key, payload, headers, trace_context FROM outbox WHERE seq = ANY($1::bigint[]) ORDER BY outbox.seq`, [seqs]),
     );
     if (rows.length !== seqs.length) throw new Error(`loaded ${rows.length} of ${seqs.length} outbox rows; another writer interfered`);
     return rows;

@@ -1,5 +1,5 @@
 export { PrismaService, type Tx } from './prisma.service';
-export { inPgTransaction, TransactionTimeoutError, type SqlClient } from './pg-transaction';
+export { inPgTransaction, preparedQuery, TransactionTimeoutError, type SqlClient } from './pg-transaction';
 export { readAcceptedStores, readStoreFingerprint, StoreFingerprint, fingerprintOf, STORE_IDENTITY_SQL, type StoreIdentityRow } from './store-fingerprint';
 export { applyMigrations, dropDatabase, ensureDatabase, listMigrations, MigrationError, type MigrationReport } from './migrations/apply-migrations';
 export { applyToolMigrations, type MigratingPackage, type ToolMigrationReport } from './migrations/apply-tool-migrations';

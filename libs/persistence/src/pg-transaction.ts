@@ -34,6 +34,24 @@ const parsers = {
 
 const textOf = (strings: TemplateStringsArray) => strings.reduce((sql, part, i) => `${sql}$${i}${part}`);
 
+// Named statements: PostgreSQL parses and plans a named statement once per connection and
+// reuses the plan, where an unnamed one is parsed and planned at every execution (the hot path
+// runs the same few dozen texts over and over). The name is fixed per text for the life of the
+// process; past MAX_NAMED distinct texts (SQL built from input would be a bug, but must not grow
+// every connection's memory without end) statements go unnamed.
+const MAX_NAMED = 500;
+const names = new Map<string, string>();
+function nameOf(text: string): string | undefined {
+  let name = names.get(text);
+  if (name === undefined && names.size < MAX_NAMED) names.set(text, (name = `arvis_${names.size + 1}`));
+  return name;
+}
+
+/** A query config for `text`, named (so prepared once per connection) and reading rows as Prisma's raw queries did. */
+export function preparedQuery(text: string, values: unknown[]): { name?: string; text: string; values: unknown[]; types: typeof parsers } {
+  return { name: nameOf(text), text, values, types: parsers };
+}
+
 /**
  * One transaction on a pooled pg connection. Prisma's interactive transaction cost about four
  * times the CPU per statement of pg's own (ADR 0044), and every step of the hot path is a raw
@@ -57,7 +75,7 @@ class PgTransaction implements SqlClient {
 
   private run(text: string, values: unknown[]): Promise<QueryResult> {
     this.checkOpen();
-    return this.client.query({ text, values, types: parsers });
+    return this.client.query(preparedQuery(text, values));
   }
 
   async $queryRaw<T = unknown>(strings: TemplateStringsArray, ...values: unknown[]): Promise<T> {
@@ -79,7 +97,7 @@ class PgTransaction implements SqlClient {
 
 /** Each statement on its own pooled connection, autocommitted: the hot path's statements outside a transaction. */
 export function pgStatements(pool: Pool): SqlClient {
-  const run = (text: string, values: unknown[]) => pool.query({ text, values, types: parsers });
+  const run = (text: string, values: unknown[]) => pool.query(preparedQuery(text, values));
   return {
     $queryRaw: async <T>(strings: TemplateStringsArray, ...values: unknown[]) => (await run(textOf(strings), values)).rows as T,
     $executeRaw: async (strings: TemplateStringsArray, ...values: unknown[]) => (await run(textOf(strings), values)).rowCount ?? 0,

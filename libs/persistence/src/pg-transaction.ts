@@ -1,4 +1,4 @@
-import { types, type Pool, type PoolClient, type QueryResult } from 'pg';
+import { types, type Pool, type QueryResult } from 'pg';
 
 /**
  * The statements a store runs: raw SQL only, as tagged templates or text with parameters. Both a
@@ -52,52 +52,8 @@ export function preparedQuery(text: string, values: unknown[]): { name?: string;
   return { name: nameOf(text), text, values, types: parsers };
 }
 
-/**
- * One transaction on a pooled pg connection. Prisma's interactive transaction cost about four
- * times the CPU per statement of pg's own (ADR 0044), and every step of the hot path is a raw
- * statement, so the path's transactions run here; the Prisma client remains for the rest.
- */
-class PgTransaction implements SqlClient {
-  private expired = false;
-
-  constructor(
-    private readonly client: PoolClient,
-    private readonly timeoutMs: number,
-  ) {}
-
-  expire(): void {
-    this.expired = true;
-  }
-
-  checkOpen(): void {
-    if (this.expired) throw new TransactionTimeoutError(this.timeoutMs);
-  }
-
-  private run(text: string, values: unknown[]): Promise<QueryResult> {
-    this.checkOpen();
-    return this.client.query(preparedQuery(text, values));
-  }
-
-  async $queryRaw<T = unknown>(strings: TemplateStringsArray, ...values: unknown[]): Promise<T> {
-    return (await this.run(textOf(strings), values)).rows as T;
-  }
-
-  async $executeRaw(strings: TemplateStringsArray, ...values: unknown[]): Promise<number> {
-    return (await this.run(textOf(strings), values)).rowCount ?? 0;
-  }
-
-  async $queryRawUnsafe<T = unknown>(sql: string, ...values: unknown[]): Promise<T> {
-    return (await this.run(sql, values)).rows as T;
-  }
-
-  async $executeRawUnsafe(sql: string, ...values: unknown[]): Promise<number> {
-    return (await this.run(sql, values)).rowCount ?? 0;
-  }
-}
-
-/** Each statement on its own pooled connection, autocommitted: the hot path's statements outside a transaction. */
-export function pgStatements(pool: Pool): SqlClient {
-  const run = (text: string, values: unknown[]) => pool.query(preparedQuery(text, values));
+/** The four raw-statement methods over one way of running a named statement. */
+function sqlClient(run: (text: string, values: unknown[]) => Promise<QueryResult>): SqlClient {
   return {
     $queryRaw: async <T>(strings: TemplateStringsArray, ...values: unknown[]) => (await run(textOf(strings), values)).rows as T,
     $executeRaw: async (strings: TemplateStringsArray, ...values: unknown[]) => (await run(textOf(strings), values)).rowCount ?? 0,
@@ -106,7 +62,16 @@ export function pgStatements(pool: Pool): SqlClient {
   };
 }
 
-/** BEGIN, `fn`, COMMIT; ROLLBACK if anything failed or the time ran out. */
+/** Each statement on its own pooled connection, autocommitted: the hot path's statements outside a transaction. */
+export function pgStatements(pool: Pool): SqlClient {
+  return sqlClient((text, values) => pool.query(preparedQuery(text, values)));
+}
+
+/**
+ * BEGIN, `fn`, COMMIT; ROLLBACK if anything failed or the time ran out. Prisma's interactive
+ * transaction cost about four times the CPU per statement of pg's own (ADR 0044), and every step
+ * of the hot path is a raw statement, so the path's transactions run here.
+ */
 export async function inPgTransaction<T>(pool: Pool, timeoutMs: number, fn: (tx: SqlClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   // The connection can be cut while we hold it: note it, and have the pool discard it on release.
@@ -115,11 +80,19 @@ export async function inPgTransaction<T>(pool: Pool, timeoutMs: number, fn: (tx:
   client.on('error', onLost);
   try {
     await client.query('BEGIN');
-    const tx = new PgTransaction(client, timeoutMs);
-    const timer = setTimeout(() => tx.expire(), timeoutMs);
+    let expired = false;
+    const checkOpen = () => {
+      if (expired) throw new TransactionTimeoutError(timeoutMs);
+    };
+    const timer = setTimeout(() => (expired = true), timeoutMs);
     try {
-      const result = await fn(tx);
-      tx.checkOpen();
+      const result = await fn(
+        sqlClient((text, values) => {
+          checkOpen();
+          return client.query(preparedQuery(text, values));
+        }),
+      );
+      checkOpen();
       await client.query('COMMIT');
       return result;
     } finally {

@@ -63,10 +63,11 @@ describe('the approver console in a browser', () => {
     expect(await page.textContent('#who')).toContain('carol (acme)');
     expect(await page.inputValue('#token')).toBe('');
 
-    // The session is a cookie the page's script cannot read, sent to /console only, never cross-site.
+    // The session is a cookie the page's script cannot read, never sent cross-site, and __Host-
+    // prefixed (Path=/, no Domain): no sibling subdomain can plant or shadow it.
     const cookies = await context.cookies(`${base()}/console`);
-    expect(cookies.map((c) => ({ name: c.name, path: c.path, httpOnly: c.httpOnly, sameSite: c.sameSite, secure: c.secure }))).toEqual([
-      { name: 'arvis_console', path: '/console', httpOnly: true, sameSite: 'Strict', secure: true },
+    expect(cookies.map((c) => ({ name: c.name, path: c.path, httpOnly: c.httpOnly, sameSite: c.sameSite, secure: c.secure, domain: c.domain }))).toEqual([
+      { name: '__Host-arvis_console', path: '/', httpOnly: true, sameSite: 'Strict', secure: true, domain: '127.0.0.1' },
     ]);
     expect(await page.evaluate('document.cookie')).toBe('');
 
@@ -123,6 +124,26 @@ describe('the approver console in a browser', () => {
     await page.waitForSelector('#sign-in:not([hidden])');
     expect((await approve({ 'x-csrf-token': csrfToken })).status).toBe(401);
     expect((await h.query<{ status: string }>('SELECT status FROM confirmations WHERE confirmation_id = $1', [id]))[0].status).toBe('pending');
+  });
+
+  it('refuses a sign-in that a cross-site form could send, and sets no cookie for it (login CSRF)', async () => {
+    const token = await h.token({ principal: 'mallory', tenant: 'acme', roles: ['approver'] });
+    const signIn = (headers: Record<string, string>, body: string) => fetch(`${base()}/console/session`, { method: 'POST', headers, body });
+    // What an attacker's page submits: a form-encoded body, from its own origin.
+    const form = await signIn(
+      { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://attacker.example', 'sec-fetch-site': 'cross-site' },
+      new URLSearchParams({ token }).toString(),
+    );
+    expect([form.status, await form.json(), form.headers.get('set-cookie')]).toEqual([415, expect.objectContaining({ error: 'unsupported_media_type' }), null]);
+    for (const type of ['text/plain', 'multipart/form-data; boundary=x']) expect((await signIn({ 'content-type': type }, `token=${token}`)).status).toBe(415);
+    // JSON is refused too when a browser says it came from elsewhere.
+    for (const headers of [{ origin: 'https://attacker.example' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }]) {
+      const res = await signIn({ 'content-type': 'application/json', ...headers }, JSON.stringify({ token }));
+      expect([res.status, res.headers.get('set-cookie')]).toEqual([403, null]);
+    }
+    // And from the console's own origin it signs in.
+    const own = await signIn({ 'content-type': 'application/json', origin: base(), 'sec-fetch-site': 'same-origin' }, JSON.stringify({ token }));
+    expect([own.status, own.headers.get('set-cookie')?.split('=')[0]]).toEqual([200, '__Host-arvis_console']);
   });
 
   it("ends a console session as soon as its token's IdP session is revoked", async () => {

@@ -53,6 +53,20 @@ describe('the HTTP surface', () => {
     expect((await management(dispatcher, '/confirmations')).status).toBe(404);
   });
 
+  it('serves only its own routes on the API port, whatever the letter case of a management path', async () => {
+    // Express routes case-insensitively: before the allow-list these reached the metrics and
+    // health handlers through the API port.
+    for (const path of ['/METRICS', '/Metrics', '/Health/ready', '/HEALTH/LIVE', '/health/Live', '/metrics/']) {
+      expect([path, (await api(path)).status]).toEqual([path, 404]);
+    }
+    for (const path of ['/CONFIRMATIONS', '/Console', '/Admin/store']) {
+      expect([path, (await management(authorizer, path)).status]).toEqual([path, 404]);
+      expect([path, (await api(path)).status]).toEqual([path, 404]);
+    }
+    for (const path of ['/METRICS', '/Health/ready']) expect([path, (await management(authorizer, path)).status]).toEqual([path, 404]);
+    expect((await api('/console')).status).toBe(200);
+  });
+
   it('answers errors with a status and our own words: no stack, no parser or JWT library message', async () => {
     expect(await answer(await signIn('{"token": '))).toEqual({ status: 400, body: { statusCode: 400, error: 'bad_request' } });
     expect(await answer(await api('/no/such/route'))).toEqual({ status: 404, body: { statusCode: 404, error: 'not_found' } });

@@ -32,6 +32,9 @@ import { SubmitRetriesService } from './submit-retries/submit-retries.service';
 import { VerifyIdentityService } from './verify-identity/verify-identity.service';
 import { ADMIN_CONTROLLERS, ADMIN_PROVIDERS } from './admin-guard/admin-api';
 
+/** The controllers of the API port; its allow-list of paths is their route prefixes (ADR 0038). */
+export const AUTHORIZER_HTTP_CONTROLLERS = [ConfirmationsController, ConsoleController, ...ADMIN_CONTROLLERS];
+
 @Module({})
 export class AuthorizerModule {
   /**
@@ -44,7 +47,7 @@ export class AuthorizerModule {
     return {
       module: AuthorizerModule,
       imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot(config), LifecycleModule, rateLimits(config)],
-      controllers: [DecisionsConsumer, ConfirmationsController, ConsoleController, ...ADMIN_CONTROLLERS],
+      controllers: [DecisionsConsumer, ...AUTHORIZER_HTTP_CONTROLLERS],
       providers: [
         { provide: AUTHORIZER_CONFIG, useValue: config },
         { provide: AuthorizerFaultPoints, useValue: hasFaults(config.faults) ? new ConfiguredAuthorizerFaults(config.faults) : NO_AUTHORIZER_FAULTS },

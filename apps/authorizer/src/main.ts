@@ -1,6 +1,6 @@
-import { runService } from '@arvis/runtime';
+import { routePrefixes, runService } from '@arvis/runtime';
 import { loadToolPackages } from '@arvis/tool-catalog';
-import { AuthorizerModule } from './authorizer.module';
+import { AUTHORIZER_HTTP_CONTROLLERS, AuthorizerModule } from './authorizer.module';
 import { loadAuthorizerConfig } from './config/authorizer.config';
 
 void runService({
@@ -11,6 +11,7 @@ void runService({
   kafka: (c) => c.kafka,
   topics: (c) => ({ decisions: c.topics.decisions }),
   apiPort: (c) => c.httpPort,
+  apiRoutes: routePrefixes(AUTHORIZER_HTTP_CONTROLLERS),
   managementPort: (c) => c.managementPort,
   httpHost: (c) => c.httpHost,
   logLevel: (c) => c.logLevel,

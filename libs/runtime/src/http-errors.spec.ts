@@ -1,7 +1,6 @@
 import { BadRequestException, HttpStatus, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
 import { ApiError, errorCodeOf, publicErrorBody } from './http-errors';
-import { isManagementPath } from './http-surface';
 
 describe('an HTTP error body', () => {
   it('keeps what our own code said: the code, the reason code and the message', () => {
@@ -24,12 +23,5 @@ describe('an HTTP error body', () => {
     expect(publicErrorBody(new Error('connect ECONNREFUSED 10.0.0.5:5432'))).toEqual({ statusCode: 500, error: 'internal_error' });
     expect(publicErrorBody('thrown string')).toEqual({ statusCode: 500, error: 'internal_error' });
     expect(errorCodeOf(599)).toBe('internal_error');
-  });
-});
-
-describe('the management surface', () => {
-  it('is health and metrics, nothing else', () => {
-    expect(['/health/live', '/health/ready', '/metrics', '/metrics?x=1'].map(isManagementPath)).toEqual([true, true, true, true]);
-    expect(['/confirmations', '/console', '/metricsx', '/healthz', '/'].map(isManagementPath)).toEqual([false, false, false, false, false]);
   });
 });

@@ -6,5 +6,5 @@ export { MetricsRegistry } from './metrics-registry';
 export { PeriodicTask } from './periodic-task';
 export { RuntimeModule } from './runtime.module';
 export { ApiError, PublicErrorFilter, publicErrorBody, errorCodeOf, type PublicErrorBody } from './http-errors';
-export { isManagementPath } from './http-surface';
+export { isApiPath, isManagementPath, routePrefixes } from './http-surface';
 export { RateLimitGuard } from './rate-limit.guard';

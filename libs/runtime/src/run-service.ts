@@ -21,6 +21,8 @@ export interface RunServiceOptions<C> {
   managementPort: (config: C) => number;
   /** The service's own HTTP API, if it has one (the authorizer's approver API and console). */
   apiPort?: (config: C) => number;
+  /** The route prefixes the API port serves, exact letter case (ADR 0038); everything else there is 404. */
+  apiRoutes?: readonly string[];
   httpHost: (config: C) => string;
   logLevel: (config: C) => string;
   maxSliceSize: (config: C) => number;
@@ -72,7 +74,7 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
   const app = await NestFactory.create(root, { logger, bufferLogs: false });
   app.enableShutdownHooks();
   const ports: Ports = { management: opts.managementPort(config), api: opts.apiPort?.(config) };
-  app.use(portGate(ports.management));
+  app.use(portGate(ports.management, opts.apiRoutes ?? []));
   app.use(securityHeaders());
   app.useGlobalFilters(new PublicErrorFilter());
   let fatal = false;

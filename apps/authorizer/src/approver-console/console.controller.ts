@@ -10,8 +10,9 @@ import { CONSOLE_CSS, CONSOLE_JS, consoleHtml } from './console-page';
 import { ConsoleEventsService, type ConsoleEvent } from './console-events.service';
 import { ConsoleSessionGuard, type ConsoleRequest } from './console-session.guard';
 import { ConsoleSessionsService, type ConsoleSessionView, type SignedIn } from './console-sessions.service';
-import { cookieValue, SESSION_COOKIE, sessionCookie } from './cookies';
+import { sessionCookie } from './cookies';
 import { mintDevApproverToken } from './dev-sign-in';
+import { signInRefusal, type SignInRequestHeaders } from './sign-in-origin';
 
 interface CookieResponse {
   setHeader(name: string, value: string): void;
@@ -36,6 +37,7 @@ export class ConsoleController {
     private readonly sessions: ConsoleSessionsService,
     private readonly events: ConsoleEventsService,
     private readonly confirmations: ApproveConfirmationService,
+    private readonly guard: ConsoleSessionGuard,
   ) {}
 
   @Get()
@@ -61,7 +63,8 @@ export class ConsoleController {
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
   @SkipThrottle({ signIn: false })
-  async signIn(@Body() body: unknown, @Res({ passthrough: true }) res: CookieResponse): Promise<ConsoleSessionView> {
+  async signIn(@Body() body: unknown, @Req() req: { headers: SignInRequestHeaders }, @Res({ passthrough: true }) res: CookieResponse): Promise<ConsoleSessionView> {
+    refuseCrossSite(req.headers);
     const parsed = SignInBody.safeParse(body);
     if (!parsed.success) throw new ApiError(HttpStatus.BAD_REQUEST, 'bad_request', { message: 'the body must be {"token": "<approver JWT>"}' });
     return this.started(await this.sessions.signIn(parsed.data.token), res);
@@ -72,8 +75,9 @@ export class ConsoleController {
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
   @SkipThrottle({ signIn: false })
-  async devSignIn(@Res({ passthrough: true }) res: CookieResponse): Promise<ConsoleSessionView> {
+  async devSignIn(@Req() req: { headers: SignInRequestHeaders }, @Res({ passthrough: true }) res: CookieResponse): Promise<ConsoleSessionView> {
     if (!this.config.console.devSignIn) throw new ApiError(HttpStatus.NOT_FOUND, 'not_found');
+    refuseCrossSite(req.headers);
     return this.started(await this.sessions.signIn(await mintDevApproverToken(this.config)), res);
   }
 
@@ -110,11 +114,17 @@ export class ConsoleController {
   @Sse('events')
   @UseGuards(ConsoleSessionGuard)
   stream(@Req() req: ConsoleRequest): Observable<ConsoleEvent> {
-    return this.events.stream(cookieValue(req.headers['cookie'], SESSION_COOKIE)!);
+    return this.events.stream(this.guard.sessionIdOf(req)!);
   }
 
   private started(s: SignedIn, res: CookieResponse): ConsoleSessionView {
     res.setHeader('Set-Cookie', sessionCookie(s.sessionId, { secure: this.config.console.secureCookie, expiresAt: s.expires }));
     return viewOf(s);
   }
+}
+
+/** Sign-ins are JSON from the console's own origin (login CSRF; sign-in-origin.ts). */
+function refuseCrossSite(headers: SignInRequestHeaders): void {
+  const refusal = signInRefusal(headers);
+  if (refusal) throw new ApiError(refusal.status, refusal.error, { message: refusal.message });
 }

@@ -1,6 +1,13 @@
-/** The console's session cookie: HttpOnly, SameSite=Strict, scoped to /console (ADR 0037). */
-export const SESSION_COOKIE = 'arvis_console';
-export const COOKIE_PATH = '/console';
+/**
+ * The console's session cookie (ADR 0037): HttpOnly, SameSite=Strict. Where it is Secure it is
+ * `__Host-` prefixed, so the browser refuses it unless it was set by this host over a secure
+ * connection with `Path=/` and no Domain: a sibling subdomain cannot plant or shadow it. The
+ * prefix demands `Path=/`, so the cookie reaches every path; only the console's routes read it
+ * (ConsoleSessionGuard checks the path). On a developer's plain-http machine it stays unprefixed,
+ * scoped to /console.
+ */
+export const CONSOLE_PATH = '/console';
+export const sessionCookieName = (secure: boolean) => (secure ? '__Host-arvis_console' : 'arvis_console');
 
 /** One cookie's value from a Cookie header, or null; malformed pairs are skipped. */
 export function cookieValue(header: string | undefined, name: string): string | null {
@@ -17,11 +24,12 @@ export function cookieValue(header: string | undefined, name: string): string | 
 
 /**
  * Set-Cookie for a session that ends at `expiresAt` (Max-Age, so a browser drops it then too);
- * `value: null` clears it. Secure everywhere but a developer's plain-http machine.
+ * `value: null` clears it.
  */
 export function sessionCookie(value: string | null, opts: { secure: boolean; expiresAt?: Date; now?: Date }): string {
   const maxAge = value === null ? 0 : Math.max(0, Math.floor(((opts.expiresAt?.getTime() ?? 0) - (opts.now ?? new Date()).getTime()) / 1000));
-  const attrs = [`${SESSION_COOKIE}=${value ?? ''}`, `Path=${COOKIE_PATH}`, `Max-Age=${maxAge}`, 'HttpOnly', 'SameSite=Strict'];
+  const path = opts.secure ? '/' : CONSOLE_PATH;
+  const attrs = [`${sessionCookieName(opts.secure)}=${value ?? ''}`, `Path=${path}`, `Max-Age=${maxAge}`, 'HttpOnly', 'SameSite=Strict'];
   if (opts.secure) attrs.push('Secure');
   return attrs.join('; ');
 }

@@ -1,3 +1,4 @@
+import { VerifyJournalService } from '../apps/cli/src/verify-journal/verify-journal.service';
 import { Harness } from './support/harness';
 import { Stack } from './support/stack';
 
@@ -48,5 +49,24 @@ describe('a stored intent whose payload or effect context was changed after comm
       [[payload.decisionId, context.decisionId]],
     );
     expect(caps.map((r) => r.state)).toEqual(['revoked', 'revoked']);
+  });
+
+  // The refusal was right, so the analyst's verify must not page anyone: a tool_result for a
+  // revoked capability is consistent when it is the refusal of that revocation (same reason
+  // code, nothing started). Before, verify reported "capability … is revoked, not consumed".
+  it('verifies clean afterwards, and still finds a result that claims an effect for a capability never consumed', async () => {
+    const verify = () => new VerifyJournalService(h.db).verify();
+    const clean = await verify();
+    expect([clean.intact, clean.bijections.findings]).toEqual([true, []]);
+
+    // A revoked capability whose journaled result says the tool ran: that is a break.
+    const [done] = await h.query<{ capability_id: string }>(
+      `SELECT c.capability_id FROM capabilities c JOIN journal j ON j.result_capability_id = c.capability_id
+       WHERE c.state = 'consumed' AND j.effect_boundary = 'effect_completed' LIMIT 1`,
+    );
+    await h.db.query(`UPDATE capabilities SET state = 'revoked', revoked_reason = 'capability_activation_failed' WHERE capability_id = $1`, [done.capability_id]);
+    const broken = await verify();
+    expect(broken.intact).toBe(false);
+    expect(broken.bijections.findings).toEqual([expect.objectContaining({ check: 'result_without_intent', message: expect.stringContaining(`capability ${done.capability_id} is revoked, not consumed`) })]);
   });
 });

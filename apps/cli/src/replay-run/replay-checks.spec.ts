@@ -37,7 +37,7 @@ intent.intent_commitment = intentCommitmentOf({
   idempotencyKey: intent.idempotency_key,
   catalogFingerprint: intent.catalog_fingerprint,
 });
-const capability: CapabilityRow = { capability_id: 'c-1', decision_id: 'd-1', intent_id: 'i-1', state: 'consumed' };
+const capability: CapabilityRow = { capability_id: 'c-1', decision_id: 'd-1', intent_id: 'i-1', state: 'consumed', revoked_reason: null };
 const entry = {
   kind: 'tool_result',
   decisionId: 'd-1',
@@ -101,5 +101,13 @@ describe('checkToolResult', () => {
       expect.stringMatching(/effect_context_commitment/),
     ]);
     expect(checkToolResult(entry, intent, { ...capability, state: 'minted' })).toEqual([expect.stringMatching(/is minted/)]);
+  });
+
+  it("accepts a revoked capability only beside its own revocation's refusal, never beside a result that ran", () => {
+    const revoked = { ...capability, state: 'revoked', revoked_reason: 'capability_activation_failed' };
+    const refusal = { ...entry, effectBoundary: 'pre_effect_refusal', success: false, reasonCode: 'capability_activation_failed' };
+    expect(checkToolResult(refusal, intent, revoked)).toEqual([]);
+    expect(checkToolResult({ ...refusal, reasonCode: 'frozen_surface_diverged' }, intent, revoked)).toEqual([expect.stringMatching(/is revoked/)]);
+    expect(checkToolResult(entry, intent, revoked)).toEqual([expect.stringMatching(/is revoked/)]);
   });
 });

@@ -27,7 +27,12 @@ export interface CapabilityRow {
   decision_id: string;
   intent_id: string;
   state: string;
+  revoked_reason: string | null;
 }
+
+/** A revoked capability's own refusal: the result its revocation journals (nothing started, same reason). */
+const isRefusalOfRevocation = (entry: StoredEntry, c: CapabilityRow) =>
+  c.state === 'revoked' && entry.effectBoundary === 'pre_effect_refusal' && c.revoked_reason !== null && entry.reasonCode === c.revoked_reason;
 
 /**
  * Checks one tool_result entry against the stored intent and capability it names, recomputing
@@ -71,7 +76,7 @@ export function checkToolResult(entry: StoredEntry, intent: IntentRow | undefine
   for (const [field, got, want] of same) if (got !== want) out.push(`${field} in the entry differs from the stored intent ${intent.intent_id}`);
   if (!capability) out.push(`capability ${capabilityId} is missing`);
   else {
-    if (capability.state !== 'consumed') out.push(`capability ${capabilityId} is ${capability.state}, but a tool_result needs it consumed`);
+    if (capability.state !== 'consumed' && !isRefusalOfRevocation(entry, capability)) out.push(`capability ${capabilityId} is ${capability.state}, but a tool_result needs it consumed`);
     if (capability.intent_id !== intent.intent_id) out.push(`capability ${capabilityId} belongs to intent ${capability.intent_id}, not ${intent.intent_id}`);
   }
   return out;

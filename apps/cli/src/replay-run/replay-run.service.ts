@@ -113,7 +113,7 @@ async function storedMaterial(client: PoolClient, rows: JournalRow[]) {
     )).rows.map((i) => [i.capability_id, i]),
   );
   const capabilities = new Map(
-    (await client.query<CapabilityRow>('SELECT capability_id, decision_id, intent_id, state FROM capabilities WHERE capability_id = ANY($1::text[])', [capabilityIds])).rows.map(
+    (await client.query<CapabilityRow>('SELECT capability_id, decision_id, intent_id, state, revoked_reason FROM capabilities WHERE capability_id = ANY($1::text[])', [capabilityIds])).rows.map(
       (c) => [c.capability_id, c],
     ),
   );

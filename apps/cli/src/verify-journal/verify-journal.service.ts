@@ -145,6 +145,9 @@ export class VerifyJournalService {
   private async resultsWithoutIntent(client: PoolClient, findings: BijectionFinding[], prunedThrough: string): Promise<void> {
     // Every tool_result names a consumed capability that has a stored intent, unless retention
     // pruned both (at or below its horizon); a capability left without its intent is still a break.
+    // A revoked capability is consistent only with the refusal its revocation journals: the same
+    // reason code, nothing started, no effect row (activation failed, catalog diverged, intent
+    // abandoned). A result that says a tool ran for a capability never consumed is a break.
     const orphans = await client.query<{ journal_seq: string; decision_id: string; capability_id: string | null; intent_id: string | null; state: string | null }>(
       `SELECT j.journal_seq::text AS journal_seq, j.decision_id, j.result_capability_id AS capability_id, i.intent_id, c.state
        FROM journal j
@@ -152,6 +155,8 @@ export class VerifyJournalService {
        LEFT JOIN capabilities c ON c.capability_id = j.result_capability_id
        WHERE j.kind = 'tool_result'
          AND (j.result_capability_id IS NULL OR i.intent_id IS NULL OR c.state IS DISTINCT FROM 'consumed')
+         AND NOT (c.state = 'revoked' AND i.intent_id IS NOT NULL AND j.effect_boundary = 'pre_effect_refusal' AND j.reason_code = c.revoked_reason
+                  AND NOT EXISTS (SELECT 1 FROM effects e WHERE e.capability_id = c.capability_id))
          AND NOT (j.journal_seq <= $2::bigint AND j.result_capability_id IS NOT NULL AND i.intent_id IS NULL AND c.capability_id IS NULL)
        ORDER BY j.journal_seq
        LIMIT $1`,

@@ -106,6 +106,29 @@ describe('the approver console in a browser', () => {
     expect([log.includes(token), log.includes(token.split('.')[2])]).toEqual([false, false]);
   });
 
+  it('shows hidden and direction-changing characters escaped and flagged, wraps long values, and names who asked through which service', async () => {
+    // U+202E renders "2-cca" as "acc-2": the approver must see the text that will run.
+    const d = { ...(await transfer('console:tricked')), runId: 'console-tricked-run' };
+    d.payload = { ...d.payload, to: '\u202e2-cca\u202c', reference: `ref-${'x'.repeat(146)}` };
+    await h.client.send([d]);
+    const card = page.locator('.confirmation', { hasText: 'ref-xxxx' });
+    await card.waitFor({ timeout: 60_000 });
+    const shown = (await card.locator('.payload').textContent())!;
+    expect(shown).toContain('"to": "\\u202e2-cca\\u202c"');
+    expect([shown.includes('\u202e'), shown.includes('\u202c')]).toEqual([false, false]);
+    // What is shown is still the JSON of the input that will run.
+    expect((JSON.parse(shown) as { to: string }).to).toBe(d.payload.to);
+    expect(await card.locator('.hidden-characters').textContent()).toContain('$.payload.to (U+202E U+202C)');
+    const text = (await card.textContent())!;
+    for (const part of [`alice of ${stack.env.issuer.issuer}`, 'through service agent-1', 'decision console:tricked', 'run console-tricked-run']) expect(text).toContain(part);
+    // The 150-character reference wraps inside the card instead of running off it.
+    const overflow = await card.evaluate((e) => [e.scrollWidth - e.clientWidth, e.querySelector('pre')!.scrollWidth - e.querySelector('pre')!.clientWidth]);
+    expect(overflow).toEqual([0, 0]);
+    await page.screenshot({ path: join(OUT, '3-hidden-characters-flagged.png'), fullPage: true });
+    await card.locator('button.deny').click();
+    await page.locator('#verdicts li', { hasText: 'denied' }).waitFor();
+  });
+
   it('refuses a verdict without the CSRF header, and a signed-out session', async () => {
     const d = await transfer('console:csrf');
     await h.client.send([d]);

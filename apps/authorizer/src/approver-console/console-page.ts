@@ -1,6 +1,8 @@
 // The approver console's page: static HTML, script and style served by the authorizer itself (no
 // build step, no framework, nothing from another origin; the CSP allows only 'self'). Everything
-// shown is written with textContent, so a payload cannot inject markup.
+// shown is written with textContent, so a payload cannot inject markup, and passes through
+// `visible`, so a bidirectional control or an invisible character cannot disguise it.
+import { HIDDEN_CODE_POINTS } from '../list-confirmations/hidden-characters';
 
 export const consoleHtml = (devSignIn: boolean) => `<!doctype html>
 <html lang="en">
@@ -41,8 +43,9 @@ header{display:flex;gap:1rem;align-items:baseline;border-bottom:1px solid #ccc}
 textarea{width:100%;font-family:monospace}
 #sign-in-error{color:#a00}
 #confirmations{list-style:none;padding:0}
-.confirmation{border:1px solid #bbb;border-radius:4px;padding:.75rem;margin:.75rem 0}
-.confirmation pre{background:#f4f4f4;padding:.5rem;overflow:auto}
+.confirmation{border:1px solid #bbb;border-radius:4px;padding:.75rem;margin:.75rem 0;overflow-wrap:anywhere}
+.confirmation pre{background:#f4f4f4;padding:.5rem;white-space:pre-wrap;overflow-wrap:anywhere}
+.hidden-characters{color:#8a1c1c;font-weight:bold}
 .labels{color:#444;font-size:.9em}
 .approve{background:#176f2c;color:#fff}
 .deny{background:#8a1c1c;color:#fff}
@@ -54,6 +57,15 @@ export const CONSOLE_JS = `'use strict';
   var events = null;
   var $ = function (id) { return document.getElementById(id); };
   var el = function (tag, text, cls) { var e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
+  // Bidirectional controls and invisible code points, shown as \\uXXXX (still JSON for the same value).
+  var HIDDEN = /[${HIDDEN_CODE_POINTS}]/gu;
+  var visible = function (s) {
+    return String(s).replace(HIDDEN, function (c) {
+      var out = '';
+      for (var i = 0; i < c.length; i++) out += '\\\\u' + ('000' + c.charCodeAt(i).toString(16)).slice(-4);
+      return out;
+    });
+  };
 
   function show(signedIn, session) {
     $('sign-in').hidden = signedIn;
@@ -70,12 +82,17 @@ export const CONSOLE_JS = `'use strict';
     list.forEach(function (c) {
       var li = el('li', undefined, 'confirmation');
       li.dataset.confirmationId = c.confirmationId;
-      li.appendChild(el('h3', c.tool));
-      li.appendChild(el('p', 'Requested by ' + c.requester.principal + ' at ' + c.requestedAt + '; expires ' + c.expiresAt));
+      li.appendChild(el('h3', visible(c.tool)));
+      var r = c.requester;
+      li.appendChild(el('p', 'Requested by ' + visible(r.principal) + ' of ' + visible(r.issuer || 'an issuer not kept') + ' through service ' + visible(r.serviceId || 'not kept') + ' at ' + c.requestedAt + '; expires ' + c.expiresAt, 'requester'));
+      li.appendChild(el('p', 'decision ' + visible(c.decisionId) + ', run ' + visible(c.runId), 'labels ids'));
+      if (c.hiddenCharacters.length > 0) {
+        li.appendChild(el('p', 'Warning: hidden or direction-changing characters, shown escaped: ' + c.hiddenCharacters.map(function (h) { return h.path + ' (' + h.codePoints.join(' ') + ')'; }).join('; '), 'hidden-characters'));
+      }
       var l = c.labels;
       li.appendChild(el('p', l ? 'provider ' + (l.provider || 'none') + ', data egress ' + l.dataEgress + ', data class ' + l.dataClass + ', reversible ' + l.reversible : 'tool no longer in the catalog', 'labels'));
       if (c.riskScore !== null) li.appendChild(el('p', 'risk score ' + c.riskScore, 'labels'));
-      li.appendChild(el('pre', JSON.stringify(c.payload, null, 2), 'payload'));
+      li.appendChild(el('pre', visible(JSON.stringify(c.payload, null, 2)), 'payload'));
       li.appendChild(el('p', 'payload sha-256 ' + c.payloadSha256, 'labels'));
       var approve = el('button', 'Approve', 'approve');
       var deny = el('button', 'Deny', 'deny');

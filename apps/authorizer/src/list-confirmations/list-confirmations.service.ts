@@ -17,7 +17,7 @@ export class ListConfirmationsService {
 
   async pending(tenant: string, limit: number, after: string | null): Promise<PendingConfirmation[]> {
     const rows = await this.prisma.$queryRaw<PendingRow[]>`
-      SELECT c.confirmation_id AS "confirmationId", c.decision_id AS "decisionId", di.run_id AS "runId", c.principal, c.issuer,
+      SELECT c.confirmation_id AS "confirmationId", c.decision_id AS "decisionId", di.run_id AS "runId", c.principal, c.issuer, di.identity_claims->>'serviceId' AS "serviceId",
              c.tool, c.payload_sha256 AS "payloadSha256", c.requested_at AS "requestedAt", c.expires_at AS "expiresAt", di.body
       FROM confirmations c JOIN decision_inbox di ON di.decision_id = c.decision_id
       WHERE c.tenant = ${tenant} AND c.status = 'pending' AND c.expires_at > now()

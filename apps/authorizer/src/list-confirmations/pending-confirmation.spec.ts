@@ -9,6 +9,7 @@ const row = (over: Partial<PendingRow> = {}): PendingRow => ({
   runId: 'r-1',
   principal: 'alice',
   issuer: 'https://idp.example',
+  serviceId: 'agent-1',
   tool: 'ledger.transfer',
   payloadSha256: sha256Hex('{"amountMinor":12500,"currency":"EUR","from":"acc-1","to":"acc-2"}'),
   requestedAt: new Date('2026-11-30T10:00:00.000Z'),
@@ -23,7 +24,8 @@ describe('a pending confirmation as an approver sees it', () => {
     const view = toPendingConfirmation(row(), spec);
     expect(sha256Hex(view.payloadCanonical!)).toBe(view.payloadSha256);
     expect(view).toMatchObject({
-      requester: { principal: 'alice', issuer: 'https://idp.example' },
+      requester: { principal: 'alice', issuer: 'https://idp.example', serviceId: 'agent-1' },
+      hiddenCharacters: [],
       labels: { provider: null, dataEgress: false, dataClass: 'financial', reversible: false },
       riskScore: 0.2,
       payload,
@@ -35,6 +37,17 @@ describe('a pending confirmation as an approver sees it', () => {
     const view = toPendingConfirmation(row({ body: null, issuer: null }), undefined);
     expect(view).toMatchObject({ labels: null, payload: null, payloadCanonical: null, riskScore: null, requester: { principal: 'alice', issuer: null } });
     expect(toPendingConfirmation(row({ body: 'not json' }), spec).payload).toBeNull();
+  });
+
+  it('flags every string that holds a direction-changing or invisible code point, in the payload, the requester and the ids', () => {
+    const tricked = { ...payload, to: '\u202e2-cca\u202c' };
+    const view = toPendingConfirmation(row({ body: JSON.stringify({ payload: tricked }), principal: 'al\u200bice', runId: 'r\u2066' }), spec);
+    expect(view.payload).toEqual(tricked);
+    expect(view.hiddenCharacters).toEqual([
+      { path: '$.payload.to', codePoints: ['U+202E', 'U+202C'] },
+      { path: '$.requester.principal', codePoints: ['U+200B'] },
+      { path: '$.ids[1]', codePoints: ['U+2066'] },
+    ]);
   });
 });
 

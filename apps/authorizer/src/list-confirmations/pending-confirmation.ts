@@ -1,5 +1,6 @@
 import { freezePayload } from '@arvis/effect-context';
 import type { ToolSpec } from '@arvis/tool-catalog';
+import { hiddenCharacters } from './hidden-characters';
 
 /** At most this many confirmations per page; the default when `limit` is absent. */
 export const MAX_PAGE = 200;
@@ -12,6 +13,8 @@ export interface PendingRow {
   runId: string;
   principal: string;
   issuer: string | null;
+  /** The calling service (the token's azp), from the claims kept in the inbox; null for rows from before ADR 0035. */
+  serviceId: string | null;
   tool: string;
   payloadSha256: string;
   requestedAt: Date;
@@ -33,7 +36,8 @@ export interface PendingConfirmation {
   confirmationId: string;
   decisionId: string;
   runId: string;
-  requester: { principal: string; issuer: string | null };
+  /** Who asked: subject and issuer (the principal is the pair), and the service that sent it. */
+  requester: { principal: string; issuer: string | null; serviceId: string | null };
   tool: string;
   /** null when the tool is no longer in the authorizer's catalog (the decision will then be refused). */
   labels: ToolLabels | null;
@@ -42,6 +46,11 @@ export interface PendingConfirmation {
   payload: unknown;
   payloadCanonical: string | null;
   payloadSha256: string;
+  /**
+   * Strings of the payload or the requester that hold bidirectional controls or invisible code
+   * points (their JSON path and the code points): the console shows them escaped and flagged.
+   */
+  hiddenCharacters: { path: string; codePoints: string[] }[];
   requestedAt: string;
   expiresAt: string;
 }
@@ -78,17 +87,20 @@ const labelsOf = (spec: ToolSpec): ToolLabels => ({
 export function toPendingConfirmation(row: PendingRow, spec: ToolSpec | undefined): PendingConfirmation {
   const decision = parseBody(row.body);
   const frozen = decision ? freezePayload(decision.payload) : null;
+  const payload = frozen?.ok ? frozen.frozen.value : null;
+  const requester = { principal: row.principal, issuer: row.issuer, serviceId: row.serviceId };
   return {
     confirmationId: row.confirmationId,
     decisionId: row.decisionId,
     runId: row.runId,
-    requester: { principal: row.principal, issuer: row.issuer },
+    requester,
     tool: row.tool,
     labels: spec ? labelsOf(spec) : null,
     riskScore: typeof decision?.riskScore === 'number' ? decision.riskScore : null,
-    payload: frozen?.ok ? frozen.frozen.value : null,
+    payload,
     payloadCanonical: frozen?.ok ? frozen.frozen.canonical : null,
     payloadSha256: row.payloadSha256,
+    hiddenCharacters: [...hiddenCharacters(payload, '$.payload'), ...hiddenCharacters(requester, '$.requester'), ...hiddenCharacters([row.decisionId, row.runId], '$.ids')],
     requestedAt: row.requestedAt.toISOString(),
     expiresAt: row.expiresAt.toISOString(),
   };

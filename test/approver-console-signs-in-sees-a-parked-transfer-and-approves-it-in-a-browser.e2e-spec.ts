@@ -160,7 +160,8 @@ describe('the approver console in a browser', () => {
     expect([form.status, await form.json(), form.headers.get('set-cookie')]).toEqual([415, expect.objectContaining({ error: 'unsupported_media_type' }), null]);
     for (const type of ['text/plain', 'multipart/form-data; boundary=x']) expect((await signIn({ 'content-type': type }, `token=${token}`)).status).toBe(415);
     // JSON is refused too when a browser says it came from elsewhere.
-    for (const headers of [{ origin: 'https://attacker.example' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }]) {
+    const foreign: Record<string, string>[] = [{ origin: 'https://attacker.example' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }];
+    for (const headers of foreign) {
       const res = await signIn({ 'content-type': 'application/json', ...headers }, JSON.stringify({ token }));
       expect([res.status, res.headers.get('set-cookie')]).toEqual([403, null]);
     }

@@ -112,6 +112,8 @@ export class DecisionLoad {
 export class Approver {
   approved = 0;
   errors = 0;
+  /** Requests the authorizer refused with 429: the suite's own load held back, not a lost decision. */
+  rateLimited = 0;
   private running = false;
   private loop?: Promise<void>;
 
@@ -136,10 +138,12 @@ export class Approver {
     const base = `http://127.0.0.1:${this.authorizerPort}`;
     const headers = { authorization: `Bearer ${this.token}` };
     const res = await fetch(`${base}/confirmations`, { headers, signal: AbortSignal.timeout(5000) });
+    if (res.status === 429) return void this.rateLimited++;
     if (!res.ok) throw new Error(`GET /confirmations ${res.status}`);
     for (const c of (await res.json()) as { confirmationId: string }[]) {
       const r = await fetch(`${base}/confirmations/${c.confirmationId}/approve`, { method: 'POST', headers, signal: AbortSignal.timeout(5000) });
       if (r.ok) this.approved++;
+      else if (r.status === 429) return void this.rateLimited++; // the rest wait for the next pass
       else if (r.status !== 409) this.errors++;
     }
   }

@@ -89,7 +89,7 @@ export function printAndSave(run: ChaosRun, p: Parts, faults: FaultRecord[], set
     schedule: faults.map(({ atMs, kind, target, pauseMs, count }) => ({ atMs, kind, target, pauseMs, count })),
     faults,
     load: p.load.stats,
-    approver: { approved: p.approver.approved, errors: p.approver.errors },
+    approver: { approved: p.approver.approved, errors: p.approver.errors, rateLimited: p.approver.rateLimited },
     intentsSeenByTap: p.tap.seen,
     settle,
     counts: f.counts,
@@ -110,7 +110,7 @@ export function printAndSave(run: ChaosRun, p: Parts, faults: FaultRecord[], set
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${run.stamp}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  printSummary(run, faults, settle, f, byProcess, exits, checks);
+  printSummary(run, faults, settle, f, byProcess, exits, checks, p.approver.rateLimited);
   return { file, checks };
 }
 
@@ -122,11 +122,13 @@ function printSummary(
   byProcess: ReturnType<typeof unknownByProcess>,
   exits: ExitRecord[],
   checks: Check[],
+  approverRateLimited: number,
 ): void {
   const out = (s = '') => console.log(s);
   out(`\n=== chaos seed ${run.opts.seed}, ${run.opts.seconds} s at ${run.opts.rate}/s, settled: ${settle.quiescent ? 'yes' : 'NO'} after ${(settle.waitedMs / 1000).toFixed(0)} s`);
   for (const r of faults) out(`  planned t+${(r.atMs / 1000).toFixed(1).padStart(5)} s, done t+${(r.startedAtMs / 1000).toFixed(1).padStart(5)} s  ${`${r.kind}${r.target ? ` (${r.target})` : ''}`.padEnd(32)} ${r.detail}`);
   out(`finals by outcome: ${JSON.stringify(f.finalsByOutcome)}`);
+  out(approverLine(approverRateLimited));
   out(`journal verify (cli, reported, not a check): exit ${f.journalVerify.exitCode}: ${f.journalVerify.output.split('\n').slice(0, 3).join(' | ')}`);
   for (const [k, v] of Object.entries(byProcess)) out(`unknown effects of ${k}: ${v.marked} with marker, ${v.unmarked} without (never started), ${v.acted} acted`);
   for (const [tool, keys] of Object.entries(groupBy(f.duplicateKeys, (d) => d.tool))) {
@@ -137,4 +139,10 @@ function printSummary(
   for (const e of exits.filter((x) => !x.caused)) out(`unexpected exit at ${since(e.atMs)}: ${e.name} pid ${e.pid} code ${e.code} signal ${e.signal}: ${e.reason ?? '?'}`);
   out();
   out(formatTable(checks));
+}
+
+/** Says when the suite's own load was refused, so parked transfers it never approved are not read as lost finals. */
+export function approverLine(rateLimited: number): string {
+  if (rateLimited === 0) return "suite's approver: never refused by the authorizer's rate limit";
+  return `suite's approver: refused ${rateLimited} time(s) with 429 by the authorizer's rate limit: transfers still parked waiting for it are the suite's own shortfall, not lost decisions`;
 }

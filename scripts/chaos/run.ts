@@ -101,7 +101,7 @@ export class ChaosRun {
       // PostgreSQL restarting or connections terminated: the next line will tell.
     }
     const exits = p.supervisor.exits.filter((e) => !e.caused).length;
-    this.say(`${phase}: sent ${s.sent}/${s.generated} (errors ${s.sendErrors}), approved ${p.approver.approved}, ${db}, unexpected exits ${exits}`);
+    this.say(`${phase}: sent ${s.sent}/${s.generated} (errors ${s.sendErrors}), approved ${p.approver.approved}${p.approver.rateLimited ? ` (429 ${p.approver.rateLimited})` : ''}, ${db}, unexpected exits ${exits}`);
     return pr;
   }
 

@@ -32,6 +32,7 @@ export const OperatorActionName = z.enum([
   'release_quarantined',
   'discard_quarantined',
   'rebind_store',
+  'end_console_sessions',
 ]);
 export type OperatorActionName = z.infer<typeof OperatorActionName>;
 

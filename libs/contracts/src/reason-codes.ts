@@ -11,7 +11,8 @@ export const SPEC_VERSION = 1 as const;
 // `confirmation_approved` / `confirmation_denied` with their `approver` field (ADR 0032); no new code.
 // v4: the non-final kind `operator_action` with `operator` and `action` (ADR 0036), and the
 // optional `identitySha256` on DLQ records (ADR 0035); no new code.
-export const REASON_CODES_VERSION = 4 as const;
+// v5: the operator act `end_console_sessions` (ADR 0037); no new code.
+export const REASON_CODES_VERSION = 5 as const;
 
 export const ReasonCode = z.enum([
   'malformed_message',

@@ -27,3 +27,8 @@ export type EgressBody = z.infer<typeof EgressBody>;
 /** The journal's target of a consent or an egress act: its key, slash-separated. */
 export const consentTarget = (b: ConsentBody): string => `${b.tenant}/${b.principal}/${b.consentKey}`;
 export const egressTarget = (b: EgressBody): string => `${b.tenant}/${b.provider}`;
+
+/** Console sessions to end (ADR 0037): the operator's tenant's sessions opened through `issuer`, or only `principal`'s. */
+export const EndConsoleSessionsBody = z.strictObject({ issuer: z.string().min(1).max(300), principal: Identifier.optional(), note: Note });
+export type EndConsoleSessionsBody = z.infer<typeof EndConsoleSessionsBody>;
+export const consoleSessionsTarget = (tenant: string, b: EndConsoleSessionsBody): string => [tenant, b.issuer, ...(b.principal ? [b.principal] : [])].join('/');

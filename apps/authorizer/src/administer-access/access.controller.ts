@@ -3,10 +3,10 @@ import { SkipThrottle } from '@nestjs/throttler';
 import { RateLimitGuard } from '@arvis/runtime';
 import { AdminGuard, type AdminRequest } from '../admin-guard/admin.guard';
 import { answer, operatorOf, parseBody } from '../admin-guard/admin-http';
-import { ConsentBody, EgressBody, RevokeSessionBody } from './access-requests';
+import { ConsentBody, EgressBody, EndConsoleSessionsBody, RevokeSessionBody } from './access-requests';
 import { AdministerAccessService } from './administer-access.service';
 
-/** Admin API: sessions, consents and egress policies (ADR 0036, docs/operations.md). */
+/** Admin API: sessions (IdP and console), consents and egress policies (ADR 0036, docs/operations.md). */
 @Controller('admin')
 @UseGuards(RateLimitGuard, AdminGuard)
 @SkipThrottle({ signIn: true })
@@ -17,6 +17,12 @@ export class AccessController {
   @HttpCode(200)
   async revoke(@Req() req: AdminRequest, @Body() body: unknown) {
     return answer(await this.access.revokeSession(operatorOf(req.operator!), parseBody(RevokeSessionBody, body)));
+  }
+
+  @Post('console-sessions/end')
+  @HttpCode(200)
+  async endConsoleSessions(@Req() req: AdminRequest, @Body() body: unknown) {
+    return answer(await this.access.endConsoleSessions(operatorOf(req.operator!), parseBody(EndConsoleSessionsBody, body)));
   }
 
   @Post('consents/grant')

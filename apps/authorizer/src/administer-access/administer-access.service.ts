@@ -3,7 +3,7 @@ import { PrismaService, type Tx } from '@arvis/persistence';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { refusal, type AdminOutcome, type Operator } from '../admin-guard/admin-http';
 import { journalOperatorAct, type JournaledAct } from '../admin-guard/operator-journal';
-import { consentTarget, egressTarget, sessionHashOf, type ConsentBody, type EgressBody, type RevokeSessionBody } from './access-requests';
+import { consentTarget, consoleSessionsTarget, egressTarget, sessionHashOf, type ConsentBody, type EgressBody, type EndConsoleSessionsBody, type RevokeSessionBody } from './access-requests';
 
 const otherTenant = (tenant: string) =>
   refusal(HttpStatus.FORBIDDEN, 'other_tenant', `the operator's token speaks for another tenant than ${JSON.stringify(tenant)}`);
@@ -67,6 +67,25 @@ export class AdministerAccessService {
     );
     if (act) return { ok: true, body: act };
     return { ok: false, ...refusal(HttpStatus.CONFLICT, 'unchanged', `egress to ${body.provider} is already ${body.allowed ? 'allowed' : 'not allowed'}`) };
+  }
+
+  /**
+   * Ends the live console sessions of the operator's tenant opened through an issuer (all of its
+   * principals', or one's): one statement, and one journal entry naming how many ended. For an
+   * issuer removed or re-ruled, or a person whose access must end now, without waiting 15 minutes.
+   */
+  async endConsoleSessions(operator: Operator, body: EndConsoleSessionsBody): Promise<AdminOutcome<JournaledAct & { ended: number }>> {
+    const principal = body.principal ?? null;
+    const done = await this.prisma.tx(async (tx) => {
+      const ended = await tx.$executeRaw`
+        UPDATE console_sessions SET revoked_at = now()
+        WHERE tenant = ${operator.tenant} AND issuer = ${body.issuer} AND (${principal}::text IS NULL OR principal = ${principal}::text)
+          AND revoked_at IS NULL AND expires_at > now()`;
+      if (ended === 0) return null;
+      const act = await journalOperatorAct(tx, this.config.topics.journal, operator, { name: 'end_console_sessions', target: consoleSessionsTarget(operator.tenant, body), note: body.note });
+      return { ...act, ended };
+    });
+    return done ? { ok: true, body: done } : { ok: false, ...refusal(HttpStatus.NOT_FOUND, 'no_live_sessions', 'no live console session of this tenant matches') };
   }
 
   /** The change and, when it moved exactly one row, its journal entry; null when nothing changed. */

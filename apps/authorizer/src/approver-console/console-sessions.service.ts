@@ -6,6 +6,7 @@ import { PrismaService } from '@arvis/persistence';
 import { ApiError } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { ApproverGuard } from '../approve-confirmation/approver.guard';
+import { issuerRulesSha256 } from '../verify-identity/stored-identity';
 
 /** What the page gets at sign-in: who is signed in, until when, and the CSRF token for verdicts. */
 export interface ConsoleSessionView {
@@ -43,14 +44,21 @@ export const csrfTokenOf = (sessionId: string) => createHmac('sha256', sessionId
  * API does, then stores only the hash of a random session id (the cookie's value). A session
  * ends after CONSOLE_SESSION_TTL_MS or at its token's exp, whichever comes first, at sign-out, or
  * as soon as its IdP session is revoked; every request reads it back on the database's clock.
+ * It is also held to its issuer's entry: once the entry is gone or its rules changed (a restart
+ * with other TRUSTED_ISSUERS), the session ends, as a bearer token is judged by the current entry.
  */
 @Injectable()
 export class ConsoleSessionsService {
+  /** The current rules of each trusted issuer (SHA-256), as sign-in records them. */
+  private readonly rulesOf: ReadonlyMap<string, string>;
+
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly prisma: PrismaService,
     private readonly approvers: ApproverGuard,
-  ) {}
+  ) {
+    this.rulesOf = new Map(config.identity.issuers.map((iss) => [iss.issuer, issuerRulesSha256(iss)]));
+  }
 
   async signIn(token: string): Promise<SignedIn> {
     const approver = await this.approvers.authenticate(token);
@@ -63,9 +71,9 @@ export class ConsoleSessionsService {
       DELETE FROM console_sessions WHERE session_id_hash IN (
         SELECT session_id_hash FROM console_sessions WHERE expires_at < now() - interval '1 hour' ORDER BY expires_at LIMIT 100)`;
     const rows = await this.prisma.$queryRaw<{ expires_at: Date }[]>`
-      INSERT INTO console_sessions (session_id_hash, tenant, principal, issuer, identity, idp_session_hash, expires_at)
+      INSERT INTO console_sessions (session_id_hash, tenant, principal, issuer, identity, idp_session_hash, issuer_rules_sha256, expires_at)
       SELECT ${sha256Hex(sessionId)}, ${approver.tenant}, ${approver.principal}, ${approver.issuer},
-             ${JSON.stringify({ ...approver, sessionId: null })}::jsonb, ${idpSessionHash}, e.at
+             ${JSON.stringify({ ...approver, sessionId: null })}::jsonb, ${idpSessionHash}, ${this.rulesOf.get(approver.issuer) ?? null}, e.at
       FROM (SELECT LEAST(now() + ${this.config.console.sessionTtlMs} * interval '1 millisecond', ${approver.expiresAt}::timestamptz) AS at) e
       WHERE e.at > now()
       RETURNING expires_at`;
@@ -74,14 +82,16 @@ export class ConsoleSessionsService {
     return { sessionId, csrfToken, expires, expiresAt: expires.toISOString(), principal: approver.principal, tenant: approver.tenant, issuer: approver.issuer };
   }
 
-  /** The live session for this cookie value, or null (unknown, ended, signed out, IdP session revoked). */
+  /** The live session for this cookie value, or null (unknown, ended, signed out, IdP session revoked, issuer entry gone or changed). */
   async find(sessionId: string): Promise<ActiveSession | null> {
-    const rows = await this.prisma.$queryRaw<{ identity: VerifiedIdentity & { expiresAt: string }; created_at: Date; expires_at: Date }[]>`
-      SELECT s.identity, s.created_at, s.expires_at FROM console_sessions s
+    const rows = await this.prisma.$queryRaw<{ identity: VerifiedIdentity & { expiresAt: string }; created_at: Date; expires_at: Date; issuer: string; issuer_rules_sha256: string | null }[]>`
+      SELECT s.identity, s.created_at, s.expires_at, s.issuer, s.issuer_rules_sha256 FROM console_sessions s
       WHERE s.session_id_hash = ${sha256Hex(sessionId)} AND s.revoked_at IS NULL AND s.expires_at > now()
         AND NOT EXISTS (SELECT 1 FROM revoked_sessions r WHERE r.session_id_hash = s.idp_session_hash AND r.revoked_at <= now())`;
     if (rows.length !== 1) return null;
-    const { identity, created_at, expires_at } = rows[0];
+    const { identity, created_at, expires_at, issuer, issuer_rules_sha256 } = rows[0];
+    const current = this.rulesOf.get(issuer);
+    if (current === undefined || current !== issuer_rules_sha256) return null;
     const approver = { ...identity, expiresAt: new Date(identity.expiresAt) };
     return { sessionIdHash: sha256Hex(sessionId), approver, csrfToken: csrfTokenOf(sessionId), createdAt: created_at, expiresAt: expires_at };
   }

@@ -7,6 +7,12 @@ describe('an admin command line as an admin API request', () => {
       path: '/admin/sessions/revoke',
       body: { sessionId: 's-1', note: 'lost phone' },
     });
+    expect(adminRequestOf('end-console-sessions', ['https://idp.example', 'carol'], { note: 'left' })).toEqual({
+      method: 'POST',
+      path: '/admin/console-sessions/end',
+      body: { issuer: 'https://idp.example', principal: 'carol', note: 'left' },
+    });
+    expect(adminRequestOf('end-console-sessions', ['https://idp.example'], {}).body).toEqual({ issuer: 'https://idp.example' });
     expect(adminRequestOf('withdraw-consent', ['acme', 'alice', 'mail'], {})).toEqual({
       method: 'POST',
       path: '/admin/consents/withdraw',
@@ -28,6 +34,8 @@ describe('an admin command line as an admin API request', () => {
     ['an unknown action', 'drop-table', [], {}],
     ['a revocation naming no session', 'revoke-session', [], {}],
     ['a revocation naming two', 'revoke-session', [], { sessionId: 's', sessionHash: 'h' }],
+    ['a console-session end naming no issuer', 'end-console-sessions', [], {}],
+    ['a console-session end naming too much', 'end-console-sessions', ['i', 'p', 'x'], {}],
     ['a consent missing its key', 'grant-consent', ['acme', 'alice'], {}],
     ['a resolution without a note', 'resolve-effect', ['d-1'], { outcome: 'completed' }],
     ['a resolution with another outcome', 'resolve-effect', ['d-1'], { outcome: 'failed', note: 'x' }],

@@ -20,6 +20,7 @@ export interface AdminOptions {
 
 export const ADMIN_ACTIONS = [
   'revoke-session',
+  'end-console-sessions',
   'grant-consent',
   'withdraw-consent',
   'allow-egress',
@@ -34,6 +35,8 @@ export const ADMIN_ACTIONS = [
 ] as const;
 
 export const ADMIN_USAGE = `  admin revoke-session (--session-id S | --session-hash H) [--note N]
+  admin end-console-sessions <issuer> [<principal>] [--note N]
+                    ends this tenant's live console sessions opened through that issuer (or one principal's)
   admin grant-consent|withdraw-consent <tenant> <principal> <consentKey> [--note N]
   admin allow-egress|deny-egress <tenant> <provider> [--note N]
   admin resolve-effect <decisionId> --outcome completed|not-happened --note N
@@ -76,6 +79,11 @@ export function adminRequestOf(action: string, rest: string[], o: AdminOptions):
       if ((o.sessionId === undefined) === (o.sessionHash === undefined)) throw new AdminUsage('admin revoke-session takes --session-id or --session-hash');
       const session = o.sessionId !== undefined ? { sessionId: o.sessionId } : { sessionIdHash: o.sessionHash };
       return { method: 'POST', path: '/admin/sessions/revoke', body: withNote(session, o.note) };
+    }
+    case 'end-console-sessions': {
+      if (rest.length < 1 || rest.length > 2 || rest.some((a) => a.trim() === '')) throw new AdminUsage('admin end-console-sessions takes <issuer> [<principal>]');
+      const [issuer, principal] = rest;
+      return { method: 'POST', path: '/admin/console-sessions/end', body: withNote({ issuer, ...(principal !== undefined ? { principal } : {}) }, o.note) };
     }
     case 'grant-consent':
     case 'withdraw-consent': {

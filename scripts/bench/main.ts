@@ -17,7 +17,7 @@ import type { Baselines, BenchResults, VariantResult } from './results';
 import { measureStep, type Step, type StepContext } from './run';
 import { measureScale } from './scale';
 import { variantEnv, type Variant } from './services';
-import { saturationPoint } from './stats';
+import { sameCounts, saturationPoint } from './stats';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const T0 = Date.now();
@@ -74,14 +74,19 @@ async function measure(o: BenchOptions, ctx: StepContext, builds: { v: Variant; 
   for (const [i, step] of all.entries()) {
     for (const [bi, { v, env }] of builds.entries()) {
       say(`step ${i + 1}/${all.length} ${step.kind === 'throughput' ? `throughput: ${step.decisions} decisions at once` : `sweep: ${step.rate}/s for ${step.seconds} s`} (${v.label})`);
-      const out = await measureStep(ctx, v, env, step, i * builds.length + bi);
+      // The idle phase rides on each build's first step: its apps are warm by then.
+      const out = await measureStep(ctx, v, env, step, i * builds.length + bi, i === 0 ? o.idleSeconds : 0);
       const r = results[bi];
+      if (out.idle) r.idle = out.idle;
       r.steps.push(out.result);
       r.duplicatesOnJournalTopic += out.duplicates;
       for (const [app, mb] of Object.entries(out.peakRssMb)) r.peakRssMb[app] = Math.max(r.peakRssMb[app] ?? 0, mb);
       if (out.missing > 0) notes.push(`${v.label}, step ${i + 1}: ${out.missing} decisions had no final entry within 600 s (left out of the figures)`);
       const s = out.result;
+      if (!sameCounts(s.finals, s.expectedFinals)) notes.push(`${v.label}, step ${i + 1}: final entries ${JSON.stringify(s.finals)}, expected ${JSON.stringify(s.expectedFinals)}`);
       say(`  ${v.label}: achieved ${s.achieved}/s, p50 ${s.latency.p50Ms} ms, p95 ${s.latency.p95Ms} ms, p99 ${s.latency.p99Ms} ms, busy ${s.cpu.busyPercent}%, CPU ms/decision ${JSON.stringify(s.cpu.msPerDecision)}`);
+      say(`  ${v.label}: token cache ${s.tokenCache ? `${s.tokenCache.hits} hits, ${s.tokenCache.misses} misses` : 'n/a'}; final entries ${JSON.stringify(s.finals)}`);
+      if (out.idle) say(`  ${v.label}: idle ${JSON.stringify(out.idle.roles)}`);
     }
   }
   for (const r of results) r.saturation = saturationPoint(r.steps.filter((s) => s.kind === 'sweep').map((s) => ({ offered: s.offered!, achieved: s.achieved, p99Ms: s.latency.p99Ms })), o.p99BoundMs);
@@ -116,7 +121,7 @@ async function main(argv: string[]): Promise<void> {
   const brokers = env.KAFKA_BROKERS.split(',');
   const brokerPid = Number(readFileSync(join(env.KAFKA_DATA_DIR, 'run', 'kafka.pid'), 'utf8').trim());
   const dir = o.out ?? join(ROOT, 'bench', 'results', started.toISOString().replace(/[:.]/g, '-'));
-  const ctx: StepContext = { brokers, brokerPid, basePort: 3501 + env.ARVIS_TEST_PORT_OFFSET, logDir: join(dir, 'logs'), say };
+  const ctx: StepContext = { brokers, brokerPid, basePort: 3501 + env.ARVIS_TEST_PORT_OFFSET, logDir: join(dir, 'logs'), load: o.load, say };
   const base = { PATH: env.PATH, HOME: env.HOME, LOG_LEVEL: 'warn', KAFKA_BROKERS: env.KAFKA_BROKERS, DATABASE_URL: `postgresql://postgres@127.0.0.1:5432/arvis_${env.ARVIS_TEST_NAMESPACE}bench`.toLowerCase() };
   const builds = await Promise.all((await variants(o, env)).map(async (v) => ({ v, env: await variantEnv(v, base) })));
   const loadAverageAtStart = loadavg();
@@ -126,13 +131,13 @@ async function main(argv: string[]): Promise<void> {
   // The scale phase measures the working tree's build only.
   const scale = o.scale.length > 0 ? await measureScale(ctx, builds[0].v, builds[0].env, o.scale) : undefined;
   const finished = new Date();
-  const { stepSeconds, p99BoundMs, baselineSeconds, decisions, sweep, compare } = o;
+  const { stepSeconds, p99BoundMs, baselineSeconds, decisions, sweep, compare, load, idleSeconds } = o;
   write(dir, {
     startedAt: started.toISOString(),
     finishedAt: finished.toISOString(),
     durationS: Math.round((finished.getTime() - started.getTime()) / 1000),
     machine: { cpus: cpus().length, loadAverageAtStart },
-    options: { decisions, sweep, stepSeconds, p99BoundMs, baselineSeconds, ...(scale ? { scale: o.scale } : {}), ...(compare ? { compare } : {}) },
+    options: { decisions, sweep, stepSeconds, p99BoundMs, baselineSeconds, load, idleSeconds, ...(scale ? { scale: o.scale } : {}), ...(compare ? { compare } : {}) },
     notes,
     variants: variantResults,
     baselines: baselineFigures,

@@ -2,12 +2,18 @@ import { parseOptions } from './options';
 
 describe('bench options', () => {
   it('has the documented defaults', () => {
-    expect(parseOptions([])).toEqual({ decisions: 20000, sweep: [50, 200, 500, 1000], stepSeconds: 20, p99BoundMs: 1000, baselines: true, baselineSeconds: 10, scale: [], help: false });
+    expect(parseOptions([])).toEqual({ decisions: 20000, sweep: [50, 200, 500, 1000], stepSeconds: 20, p99BoundMs: 1000, baselines: true, baselineSeconds: 10, load: 'realistic', idleSeconds: 20, scale: [], help: false });
   });
 
   it('reads a short run and a comparison', () => {
     const o = parseOptions(['--decisions', '2000', '--sweep', '200,50', '--step-seconds', '10', '--no-baselines', '--compare', 'HEAD~1']);
     expect(o).toMatchObject({ decisions: 2000, sweep: [50, 200], stepSeconds: 10, baselines: false, compare: 'HEAD~1' });
+  });
+
+  it('chooses the load and the idle phase, 0 skipping it', () => {
+    expect(parseOptions(['--load', 'uniform', '--idle-seconds', '0'])).toMatchObject({ load: 'uniform', idleSeconds: 0 });
+    expect(() => parseOptions(['--load', 'heavy'])).toThrow(/--load must be realistic or uniform/);
+    expect(() => parseOptions(['--idle-seconds', '-1'])).toThrow(/--idle-seconds/);
   });
 
   it('has no scale phase unless --scale lists process counts, which it sorts', () => {

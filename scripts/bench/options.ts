@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { LoadKind } from './load';
 
 export interface BenchOptions {
   /** Decisions in the throughput step (0 skips it). */
@@ -10,6 +11,10 @@ export interface BenchOptions {
   p99BoundMs: number;
   baselines: boolean;
   baselineSeconds: number;
+  /** realistic: runs of 10 decisions per token, 75/20/5 notes/mails/refused; uniform: the old load, notes only, one token. */
+  load: LoadKind;
+  /** Seconds of the idle phase after the first step (0 skips it). */
+  idleSeconds: number;
   /** Process counts of the scale phase (relays, then journal appenders), ascending; empty: no scale phase. */
   scale: number[];
   /** A commit to measure beside the working tree's build, alternately. */
@@ -25,6 +30,10 @@ export const USAGE = `usage: npm run bench -- [options]
   --p99-bound-ms MS      p99 bound of the saturation point (default 1000)
   --baseline-seconds S   seconds of pgbench and of the kafkajs round trip (default 10)
   --no-baselines         skip the pgbench and kafkajs baselines
+  --load KIND            realistic (default): runs of 10 decisions sharing a fresh token, 75% notes.append,
+                         20% mail.send, 5% refused by policy; uniform: the old load (notes.append, one token)
+  --idle-seconds S       idle phase after the first step: CPU and wake-ups of each app and the broker with
+                         no load, for S seconds (default 20; 0 skips it)
   --scale N1,N2,...      also run the scale phase: outbox relay publish rate with N relay processes and
                          journal append rate with N appender processes, for each N (default off; e.g. 1,2,4)
   --compare COMMIT       also build COMMIT (in .data/bench/<sha>) and measure it alternately with the working tree
@@ -59,6 +68,8 @@ export function parseOptions(argv: string[]): BenchOptions {
       'p99-bound-ms': { type: 'string' },
       'baseline-seconds': { type: 'string' },
       'no-baselines': { type: 'boolean', default: false },
+      load: { type: 'string' },
+      'idle-seconds': { type: 'string' },
       scale: { type: 'string' },
       compare: { type: 'string' },
       out: { type: 'string' },
@@ -68,6 +79,8 @@ export function parseOptions(argv: string[]): BenchOptions {
   const sweep = list('sweep', values.sweep ?? '50,200,500,1000', 1, 100_000);
   const scale = list('scale', values.scale ?? '', 1, 16);
   if (values.scale !== undefined && scale.length === 0) throw new Error('--scale needs at least one process count');
+  const load = values.load ?? 'realistic';
+  if (load !== 'realistic' && load !== 'uniform') throw new Error(`--load must be realistic or uniform (got ${load})`);
   return {
     decisions: int('decisions', values.decisions, 20_000, 0, 10_000_000),
     sweep: sweep.sort((a, b) => a - b),
@@ -76,6 +89,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     p99BoundMs: int('p99-bound-ms', values['p99-bound-ms'], 1000, 1, 3_600_000),
     baselines: values['no-baselines'] !== true,
     baselineSeconds: int('baseline-seconds', values['baseline-seconds'], 10, 1, 3600),
+    load,
+    idleSeconds: int('idle-seconds', values['idle-seconds'], 20, 0, 3600),
     ...(values.compare ? { compare: values.compare } : {}),
     ...(values.out ? { out: values.out } : {}),
     help: values.help === true,

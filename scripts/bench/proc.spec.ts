@@ -1,4 +1,4 @@
-import { busyPercent, msPerDecision, parseMachineTimes, parseProcStat, roleTicks, type ProcStat } from './proc';
+import { busyPercent, idleFigures, msPerDecision, parseContextSwitches, parseMachineTimes, parseProcStat, roleTicks, sampleIdle, type ProcStat } from './proc';
 
 const stat = (pid: number, ppid: number, self: number, child = 0, start = 1000 + pid): ProcStat => ({ pid, comm: 'postgres', ppid, selfTicks: self, childTicks: child, startTicks: start });
 
@@ -35,5 +35,21 @@ describe('bench /proc accounting', () => {
   it('turns ticks into ms per decision', () => {
     expect(msPerDecision(250, 1000)).toBe(2.5);
     expect(msPerDecision(10, 0)).toBeNaN();
+  });
+
+  it("reads a thread's voluntary and involuntary context switches from its status", () => {
+    const status = 'Name:\tnode\nvoluntary_ctxt_switches:\t1200\nnonvoluntary_ctxt_switches:\t34\n';
+    expect(parseContextSwitches(status)).toBe(1234);
+  });
+
+  it('gives idle CPU as a share of one core and wake-ups per second', () => {
+    expect(idleFigures({ ticks: 100, switches: 1000, at: 0 }, { ticks: 110, switches: 3000, at: 20_000 })).toEqual({ cpuPercentOfCore: 0.5, wakeupsPerS: 100 });
+    expect(idleFigures(undefined, { ticks: 1, switches: 1, at: 1 })).toBeNull();
+  });
+
+  it('samples this process over all its threads', () => {
+    const s = sampleIdle(process.pid)!;
+    expect(s.switches).toBeGreaterThan(0);
+    expect(sampleIdle(2 ** 22 + 1)).toBeUndefined();
   });
 });

@@ -142,3 +142,56 @@ export function peakRssMb(pid: number): number {
     return NaN;
   }
 }
+
+// ---- idle cost ----
+
+/** voluntary_ctxt_switches + nonvoluntary_ctxt_switches of one /proc/<pid>/task/<tid>/status. */
+export function parseContextSwitches(status: string): number {
+  const v = /^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1];
+  const n = /^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1];
+  return Number(v ?? 0) + Number(n ?? 0);
+}
+
+/** A process's CPU ticks (all threads) and context switches summed over its live threads. */
+export interface IdleSample {
+  ticks: number;
+  switches: number;
+  at: number;
+}
+
+/** Undefined once the process is gone. A thread that ended between two samples takes its switches with it. */
+export function sampleIdle(pid: number, at = performance.now()): IdleSample | undefined {
+  const stat = readStat(pid);
+  if (!stat) return undefined;
+  let switches = 0;
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+  for (const tid of tasks) {
+    try {
+      switches += parseContextSwitches(readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'));
+    } catch {
+      // the thread ended between listing and reading
+    }
+  }
+  return { ticks: stat.selfTicks, switches, at };
+}
+
+export interface IdleFigures {
+  /** CPU time over the window as a share of one core, percent. */
+  cpuPercentOfCore: number;
+  /** Context switches (voluntary + involuntary, all threads) per second: each is the process waking up or being preempted. */
+  wakeupsPerS: number;
+}
+
+export function idleFigures(a: IdleSample | undefined, b: IdleSample | undefined): IdleFigures | null {
+  if (!a || !b || b.at <= a.at) return null;
+  const seconds = (b.at - a.at) / 1000;
+  return {
+    cpuPercentOfCore: Math.round(((b.ticks - a.ticks) / CLK_TCK / seconds) * 1000) / 10,
+    wakeupsPerS: Math.round(((b.switches - a.switches) / seconds) * 10) / 10,
+  };
+}

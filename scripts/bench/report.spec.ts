@@ -1,4 +1,4 @@
-import { chartSeries, comparisonRows, renderMarkdown, scaleGain, scaleLines } from './report';
+import { chartSeries, comparisonRows, idleLines, renderMarkdown, scaleGain, scaleLines } from './report';
 import type { BenchResults, JournalScaleResult, RelayScaleResult, ScaleResults, StepResult, VariantResult } from './results';
 
 const cpu = (k: number) => ({ busyPercent: 80, msPerDecision: { authorizer: 1 * k, dispatcher: 2 * k, broker: 0.5, postgres: 1.5, producer: 0.25 } });
@@ -10,6 +10,9 @@ const step = (offered: number | null, p99: number, k = 1): StepResult => ({
   achieved: offered ?? 500 * k,
   latency: { count: 1000, p50Ms: p99 / 4, p95Ms: p99 / 2, p99Ms: p99, maxMs: p99 + 1 },
   cpu: cpu(k),
+  tokenCache: k === 1 ? { hits: 900, misses: 100, hitPercent: 90 } : null,
+  finals: { authorization_refusal: 50, tool_result: 950 },
+  expectedFinals: { tool_result: 950, authorization_refusal: 50 },
 });
 const variant = (label: string, k: number): VariantResult => ({
   label,
@@ -18,6 +21,7 @@ const variant = (label: string, k: number): VariantResult => ({
   peakRssMb: { authorizer: 300 * k, dispatcher: 250 },
   saturation: 200,
   duplicatesOnJournalTopic: 0,
+  idle: { seconds: 20, roles: { authorizer: { cpuPercentOfCore: 0.4 * k, wakeupsPerS: 55 * k }, dispatcher: { cpuPercentOfCore: 0.3, wakeupsPerS: 40 }, broker: null } },
 });
 const results = (variants: VariantResult[]): BenchResults => ({
   startedAt: '2026-11-30T18:00:00Z',
@@ -33,7 +37,7 @@ const results = (variants: VariantResult[]): BenchResults => ({
 describe('bench report', () => {
   it('renders one row per step with latency, busy share and CPU per role', () => {
     const md = renderMarkdown(results([variant('current', 1)]));
-    expect(md).toContain('| throughput (1000 at once) | current | – | 500 | 750 | 1500 | 3000 | 80.0 | 1.000 | 2.000 | 0.500 | 1.500 | 0.250 |');
+    expect(md).toContain('| throughput (1000 at once) | current | – | 500 | 750 | 1500 | 3000 | 80.0 | 1.000 | 2.000 | 0.500 | 1.500 | 0.250 | 90.0 | 50 refused by policy, 950 results |');
     expect(md).toContain('| 50/s | current | 50 | 50 | 20 | 40 | 80 |');
     expect(md).toContain('saturation point 200/s');
     expect(md).toContain('**1235 tps**');
@@ -54,6 +58,20 @@ describe('bench report', () => {
   it('compares the CPU of the throughput step', () => {
     const rows = comparisonRows(variant('A', 1), variant('B', 2));
     expect(rows.find((r) => r.measure.startsWith('dispatcher CPU'))).toEqual({ measure: 'dispatcher CPU ms/decision (throughput (1000 at once))', a: 2, b: 4 });
+  });
+
+  it('reports the token-cache hit rate as n/a for a build without the cache (the other commit)', () => {
+    const md = renderMarkdown(results([variant('A', 1), variant('B', 2)]));
+    expect(md.split('\n').find((l) => l.startsWith('| 50/s | B |'))).toMatch(/\| n\/a \| 50 refused by policy, 950 results \|$/);
+    expect(md).toContain('| token-cache hit % (throughput (1000 at once)) | 90.0 | n/a | – |');
+  });
+
+  it('renders the idle phase: CPU % of a core and wake-ups/s per app and the broker, per build', () => {
+    const md = idleLines([variant('A', 1), variant('B', 2)]).join('\n');
+    expect(md).toContain('| A | 20 | 0.40 | 55.0 | 0.30 | 40.0 | – | – |');
+    expect(md).toContain('| B | 20 | 0.80 | 110.0 |');
+    expect(comparisonRows(variant('A', 1), variant('B', 2))).toContainEqual({ measure: 'authorizer idle wake-ups/s', a: 55, b: 110 });
+    expect(idleLines([{ ...variant('A', 1), idle: undefined }])).toEqual([]);
   });
 
   it('charts the sweep steps only', () => {

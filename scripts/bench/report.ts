@@ -1,14 +1,25 @@
 // Renders a run's results as a Markdown report (and the chart's series). Pure: results in, text out.
 import type { ChartSeries } from './chart';
 import { ratio } from './stats';
-import { ROLES, type BenchResults, type ScaleResults, type StepResult, type VariantResult } from './results';
+import { IDLE_SETTLE_MS, ROLES, type BenchResults, type ScaleResults, type StepResult, type VariantResult } from './results';
 
 const fmt = (v: number | null | undefined, digits = 0): string => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(digits));
 const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
 const stepName = (s: StepResult) => (s.offered === null ? `throughput (${s.decisions} at once)` : `${s.offered}/s`);
+/** A build without the verified-token cache has no counter: "n/a", not a zero. */
+const hitCell = (s: StepResult) => (s.tokenCache ? (s.tokenCache.hitPercent === null ? '–' : s.tokenCache.hitPercent.toFixed(1)) : 'n/a');
+const FINAL_NAMES: Record<string, string> = { tool_result: 'results', authorization_refusal: 'refused by policy', admission_refusal: 'refused at admission' };
+const finalsCell = (f: Record<string, number> | undefined) =>
+  f ? Object.entries(f).map(([k, n]) => `${n} ${FINAL_NAMES[k] ?? k}`).join(', ') || 'none' : '–';
+const IDLE_SETTLE_S = IDLE_SETTLE_MS / 1000;
+const LOAD_TEXT: Record<string, string> = {
+  uniform: 'uniform (notes.append only, one identity token for the whole step)',
+  realistic: 'realistic (runs of 10 decisions sharing one fresh identity token; 75% notes.append, 20% mail.send with its consent and egress gates, 5% refused by policy for a risk above the tool maximum)',
+};
+export const IDLE_ROLES = ['authorizer', 'dispatcher', 'broker'] as const;
 
 function stepsTable(variants: VariantResult[]): string[] {
-  const head = ['step', 'build', 'offered/s', 'achieved/s', 'p50 ms', 'p95 ms', 'p99 ms', 'busy %', ...ROLES.map((r) => `${r} ms/dec`)];
+  const head = ['step', 'build', 'offered/s', 'achieved/s', 'p50 ms', 'p95 ms', 'p99 ms', 'busy %', ...ROLES.map((r) => `${r} ms/dec`), 'token-cache hit %', 'final entries'];
   const out = [row(head), row(head.map(() => '---'))];
   const steps = variants[0]?.steps ?? [];
   steps.forEach((_, i) => {
@@ -16,7 +27,7 @@ function stepsTable(variants: VariantResult[]): string[] {
       const s = v.steps[i];
       if (!s) continue;
       const cpu = ROLES.map((r) => fmt(s.cpu.msPerDecision[r], 3));
-      out.push(row([stepName(s), v.label, s.offered ?? '–', fmt(s.achieved), fmt(s.latency.p50Ms), fmt(s.latency.p95Ms), fmt(s.latency.p99Ms), fmt(s.cpu.busyPercent, 1), ...cpu]));
+      out.push(row([stepName(s), v.label, s.offered ?? '–', fmt(s.achieved), fmt(s.latency.p50Ms), fmt(s.latency.p95Ms), fmt(s.latency.p99Ms), fmt(s.cpu.busyPercent, 1), ...cpu, hitCell(s), finalsCell(s.finals)]));
     }
   });
   return out;
@@ -38,13 +49,39 @@ export function comparisonRows(a: VariantResult, b: VariantResult): { measure: s
     for (const r of ROLES) rows.push({ measure: `${r} CPU ms/decision (${stepName(cpuStep)})`, a: cpuStep.cpu.msPerDecision[r], b: cpuOther?.cpu.msPerDecision[r] ?? null });
   }
   for (const app of Object.keys(a.peakRssMb)) rows.push({ measure: `${app} peak RSS, MB`, a: a.peakRssMb[app], b: b.peakRssMb[app] ?? null });
+  if (cpuStep) rows.push({ measure: `token-cache hit % (${stepName(cpuStep)})`, a: cpuStep.tokenCache?.hitPercent ?? null, b: cpuOther?.tokenCache?.hitPercent ?? null });
+  for (const r of IDLE_ROLES) {
+    if (!a.idle && !b.idle) break;
+    rows.push({ measure: `${r} idle CPU, % of a core`, a: a.idle?.roles[r]?.cpuPercentOfCore ?? null, b: b.idle?.roles[r]?.cpuPercentOfCore ?? null });
+    rows.push({ measure: `${r} idle wake-ups/s`, a: a.idle?.roles[r]?.wakeupsPerS ?? null, b: b.idle?.roles[r]?.wakeupsPerS ?? null });
+  }
   return rows;
 }
 
 function comparisonTable(a: VariantResult, b: VariantResult): string[] {
   const out = [row(['measure', a.label, b.label, 'B/A']), row(['---', '---', '---', '---'])];
-  for (const r of comparisonRows(a, b)) out.push(row([r.measure, fmt(r.a, r.measure.includes('CPU') ? 3 : 0), fmt(r.b, r.measure.includes('CPU') ? 3 : 0), fmt(ratio(r.a, r.b), 2)]));
+  const cell = (measure: string, v: number | null) =>
+    v === null && measure.startsWith('token-cache') ? 'n/a' : fmt(v, measure.includes('CPU ms') ? 3 : measure.includes('idle CPU') ? 2 : measure.includes('%') || measure.includes('wake-ups') ? 1 : 0);
+  for (const r of comparisonRows(a, b)) out.push(row([r.measure, cell(r.measure, r.a), cell(r.measure, r.b), fmt(ratio(r.a, r.b), 2)]));
   return out;
+}
+
+/** CPU % of one core and wake-ups/s of each app and the broker with no load, one row per build. */
+export function idleLines(variants: VariantResult[]): string[] {
+  const measured = variants.filter((v) => v.idle);
+  if (measured.length === 0) return [];
+  const head = ['build', 'seconds', ...IDLE_ROLES.flatMap((r) => [`${r} CPU % of a core`, `${r} wake-ups/s`])];
+  const rows = measured.map((v) => row([v.label, v.idle!.seconds, ...IDLE_ROLES.flatMap((r) => [fmt(v.idle!.roles[r]?.cpuPercentOfCore, 2), fmt(v.idle!.roles[r]?.wakeupsPerS, 1)])]));
+  return [
+    '## Idle',
+    '',
+    `After the first step's window and ${IDLE_SETTLE_S} s of settling, with the bench's own producer and consumer closed: utime+stime of each process (all threads) over the window as a share of one core, and its threads' voluntary plus involuntary context switches per second.`,
+    '',
+    row(head),
+    row(head.map(() => '---')),
+    ...rows,
+    '',
+  ];
 }
 
 function baselineLines(r: BenchResults): string[] {
@@ -106,13 +143,14 @@ export function renderMarkdown(r: BenchResults): string {
     '',
     `${r.machine.cpus} CPUs, load average at start ${r.machine.loadAverageAtStart.map((l) => l.toFixed(2)).join(' ')}; ${fmt(r.durationS)} s in all.`,
     `Throughput step: ${o.decisions} decisions; sweep ${o.sweep.join(', ')}/s, ${o.stepSeconds} s each; saturation bound p99 ≤ ${o.p99BoundMs} ms and achieved ≥ 95% of offered.`,
+    ...(o.load ? [`Load: ${LOAD_TEXT[o.load] ?? o.load}.`] : []),
     ...r.notes.map((n) => `> ${n}`),
     '',
     '## Steps',
     '',
     ...stepsTable(r.variants),
     '',
-    'CPU is ms of CPU time per decision over the step (relay: inside the authorizer and the dispatcher); busy % is the whole machine.',
+    'CPU is ms of CPU time per decision over the step (relay: inside the authorizer and the dispatcher); busy % is the whole machine. Token-cache hit % is the authorizer\'s verified-token cache over the window (n/a: a build without it); final entries are read from the journal after the window.',
     '',
     '## Summary',
     '',
@@ -121,6 +159,7 @@ export function renderMarkdown(r: BenchResults): string {
     const rss = Object.entries(v.peakRssMb).map(([app, mb]) => `${app} ${fmt(mb)} MB`).join(', ');
     lines.push(`- ${v.label} (${v.commit.slice(0, 12)}): saturation point ${v.saturation === null ? 'below the lowest step' : `${v.saturation}/s`}; peak RSS ${rss}; duplicate journal copies seen ${v.duplicatesOnJournalTopic}`);
   }
+  lines.push('', ...idleLines(r.variants));
   if (r.variants.length === 2) lines.push('', '## A against B', '', ...comparisonTable(r.variants[0], r.variants[1]));
   lines.push('', '## Baselines (same broker, same PostgreSQL)', '', ...baselineLines(r), '');
   if (r.scale) lines.push(...scaleLines(r.scale));

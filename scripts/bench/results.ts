@@ -1,6 +1,10 @@
 // The shape of one benchmark run, as written to results.json and rendered by report.ts.
-import type { CpuFigures } from './proc';
+import type { TokenCacheFigures } from './metrics';
+import type { CpuFigures, IdleFigures } from './proc';
 import type { LatencySummary } from './stats';
+
+/** After the last final entry, before the idle window: the relays' and consumers' last rounds end. */
+export const IDLE_SETTLE_MS = 5000;
 
 export const ROLES = ['authorizer', 'dispatcher', 'broker', 'postgres', 'producer'] as const;
 
@@ -14,6 +18,19 @@ export interface StepResult {
   achieved: number;
   latency: LatencySummary;
   cpu: CpuFigures;
+  /** The authorizer's verified-token cache over the window; null for a build without one (or an old results file). */
+  tokenCache?: TokenCacheFigures | null;
+  /** Final journal entries of the window's decisions by kind, read from the database after the window. */
+  finals?: Record<string, number>;
+  /** What the load should end with: every decision exactly one final entry. */
+  expectedFinals?: Record<string, number>;
+}
+
+/** The apps and the broker with no load, after a step's window (apps warm). */
+export interface IdleResult {
+  seconds: number;
+  /** By role; null when a process could not be read at both ends. */
+  roles: Record<string, IdleFigures | null>;
 }
 
 export interface VariantResult {
@@ -24,6 +41,8 @@ export interface VariantResult {
   peakRssMb: Record<string, number>;
   saturation: number | null;
   duplicatesOnJournalTopic: number;
+  /** The idle phase (after the first step); absent with --idle-seconds 0. */
+  idle?: IdleResult;
 }
 
 export interface Baselines {
@@ -76,7 +95,7 @@ export interface BenchResults {
   finishedAt: string;
   durationS: number;
   machine: { cpus: number; loadAverageAtStart: number[] };
-  options: { decisions: number; sweep: number[]; stepSeconds: number; p99BoundMs: number; baselineSeconds: number; scale?: number[]; compare?: string };
+  options: { decisions: number; sweep: number[]; stepSeconds: number; p99BoundMs: number; baselineSeconds: number; load?: string; idleSeconds?: number; scale?: number[]; compare?: string };
   notes: string[];
   variants: VariantResult[];
   baselines: Baselines;

@@ -1,12 +1,15 @@
 // One measurement step of one build: fresh database and topics, both apps started, a short warm-up,
-// then the load with /proc sampled at both ends of the window, then everything stopped again.
+// then the load with /proc and the authorizer's token-cache counters sampled at both ends of the
+// window, the final entries counted, optionally the idle phase, then everything stopped again.
 import { topicsFor } from '@arvis/config';
 import { DecisionClient } from '@arvis/decision-client';
 import { Kafka, logLevel } from 'kafkajs';
+import { Client } from 'pg';
 import { LatencyProbe } from './latency';
-import { decisionMaker, sendAtOnce, sendPaced, type SentLoad } from './load';
-import { cpuFigures, peakRssMb, sampleWindow, type Role } from './proc';
-import type { StepResult } from './results';
+import { BENCH_CALLER, decisionMaker, expectedFinals, sendAtOnce, sendPaced, type LoadKind, type SentLoad } from './load';
+import { cacheWindow, readCacheCounts } from './metrics';
+import { cpuFigures, idleFigures, peakRssMb, sampleIdle, sampleWindow, type Role } from './proc';
+import { IDLE_SETTLE_MS, type IdleResult, type StepResult } from './results';
 import { freshStore, startApps, type Variant } from './services';
 import { achievedRate, summarize } from './stats';
 
@@ -20,6 +23,7 @@ export interface StepContext {
   brokerPid: number;
   basePort: number;
   logDir: string;
+  load: LoadKind;
   say: (line: string) => void;
 }
 
@@ -28,6 +32,45 @@ export interface StepOutcome {
   peakRssMb: Record<string, number>;
   duplicates: number;
   missing: number;
+  /** When the step was asked for the idle phase. */
+  idle?: IdleResult;
+}
+
+/**
+ * The host's gate data the realistic load's mail.send needs (the tests and operations.md write
+ * the same rows): the bench caller's "email" consent and the bench tenant's egress to smtp-relay.
+ */
+export async function grantBenchGates(databaseUrl: string): Promise<void> {
+  const pg = new Client({ connectionString: databaseUrl });
+  await pg.connect();
+  try {
+    await pg.query(`INSERT INTO consent_grants (tenant, principal, consent_key) VALUES ($1, $2, 'email')`, [BENCH_CALLER.tenant, BENCH_CALLER.principal]);
+    await pg.query(`INSERT INTO egress_policies (tenant, provider) VALUES ($1, 'smtp-relay')`, [BENCH_CALLER.tenant]);
+  } finally {
+    await pg.end();
+  }
+}
+
+/** Final journal entries of the step's decisions (ids `<tag>:<i>`), by kind: the journal keeps at most one per decision (final_decision_id is unique). */
+export async function finalEntries(databaseUrl: string, tag: string): Promise<Record<string, number>> {
+  const pg = new Client({ connectionString: databaseUrl });
+  await pg.connect();
+  try {
+    const { rows } = await pg.query<{ kind: string; n: string }>(`SELECT kind, count(*) AS n FROM journal WHERE final_decision_id LIKE $1 GROUP BY kind ORDER BY kind`, [`${tag}:%`]);
+    return Object.fromEntries(rows.map((r) => [r.kind, Number(r.n)]));
+  } finally {
+    await pg.end();
+  }
+}
+
+/** CPU % of a core and wake-ups/s of the apps and the broker over `seconds` with no load. */
+async function idlePhase(roles: { name: string; pid: number }[], seconds: number, say: (line: string) => void): Promise<IdleResult> {
+  await new Promise((r) => setTimeout(r, IDLE_SETTLE_MS));
+  say(`  idle: ${seconds} s with no load`);
+  const a = roles.map((r) => sampleIdle(r.pid));
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const b = roles.map((r) => sampleIdle(r.pid));
+  return { seconds, roles: Object.fromEntries(roles.map((r, i) => [r.name, idleFigures(a[i], b[i])])) };
 }
 
 export async function deleteTopics(brokers: string[], prefix: string): Promise<void> {
@@ -40,27 +83,44 @@ export async function deleteTopics(brokers: string[], prefix: string): Promise<v
   }
 }
 
-function result(step: Step, sent: SentLoad, probe: LatencyProbe, windowMs: number, cpu: StepResult['cpu']): StepResult {
+type Measured = Pick<StepResult, 'cpu' | 'tokenCache' | 'finals'>;
+
+function result(step: Step, sent: SentLoad, probe: LatencyProbe, windowMs: number, measured: Measured, load: LoadKind): StepResult {
   const m = probe.measure(sent.ids);
   const completed = m.latencies.length;
   const achieved = step.kind === 'throughput' ? (completed / (m.lastSeen - sent.startedAt)) * 1000 : achievedRate(completed, sent.sendSpanMs, m.firstSeen, m.lastSeen);
-  return { kind: step.kind, offered: step.kind === 'sweep' ? step.rate : null, decisions: completed, windowMs: Math.round(windowMs), achieved: Math.round(achieved * 10) / 10, latency: summarize(m.latencies), cpu };
+  return {
+    kind: step.kind,
+    offered: step.kind === 'sweep' ? step.rate : null,
+    decisions: completed,
+    windowMs: Math.round(windowMs),
+    achieved: Math.round(achieved * 10) / 10,
+    latency: summarize(m.latencies),
+    ...measured,
+    expectedFinals: expectedFinals(load, sent.ids.length),
+  };
 }
 
 async function load(step: Step, client: DecisionClient, probe: LatencyProbe, make: Awaited<ReturnType<typeof decisionMaker>>, tag: string): Promise<SentLoad> {
   return step.kind === 'throughput' ? sendAtOnce(client, probe, make, tag, step.decisions) : sendPaced(client, probe, make, tag, step.rate, step.seconds);
 }
 
-export async function measureStep(ctx: StepContext, v: Variant, baseEnv: Record<string, string>, step: Step, index: number): Promise<StepOutcome> {
+/** `idleSeconds` > 0: after the window, the idle phase on the same (warm) apps. */
+export async function measureStep(ctx: StepContext, v: Variant, baseEnv: Record<string, string>, step: Step, index: number, idleSeconds = 0): Promise<StepOutcome> {
   const prefix = `bench-${Date.now().toString(36)}-${index}.`;
   const env: Record<string, string> = { ...baseEnv, ARVIS_TOPIC_PREFIX: prefix };
   await freshStore(v, env);
+  if (ctx.load === 'realistic') await grantBenchGates(env.DATABASE_URL);
   const apps = await startApps(v, env, ctx.basePort, ctx.logDir);
   const probe = new LatencyProbe(ctx.brokers, topicsFor(prefix));
   const client = new DecisionClient(ctx.brokers, topicsFor(prefix), 'arvis-bench');
+  const closeProducer = async () => {
+    await client.close().catch(() => undefined);
+    await probe.stop().catch(() => undefined);
+  };
   try {
     await probe.start();
-    const make = await decisionMaker({ issuer: env.DEMO_ISSUER, privateKeyPem: env.DEMO_ISSUER_KEY });
+    const make = await decisionMaker({ issuer: env.DEMO_ISSUER, privateKeyPem: env.DEMO_ISSUER_KEY }, ctx.load);
     const warm = await sendAtOnce(client, probe, make, 'warm', WARMUP_DECISIONS);
     if ((await probe.waitAll(warm.ids, 120_000)) > 0) throw new Error(`${v.label}: the warm-up decisions did not all complete; see ${ctx.logDir}`);
     const roles: Role[] = [
@@ -70,18 +130,33 @@ export async function measureStep(ctx: StepContext, v: Variant, baseEnv: Record<
       { name: 'postgres', postgres: true },
       { name: 'producer', pid: process.pid },
     ];
+    const cacheA = await readCacheCounts(ctx.basePort);
     const a = sampleWindow(roles);
     const t0 = performance.now();
-    const sent = await load(step, client, probe, make, `m${index}`);
+    const tag = `m${index}`;
+    const sent = await load(step, client, probe, make, tag);
     const missing = await probe.waitAll(sent.ids, 600_000, (done) => ctx.say(`  ${v.label}: ${done}/${sent.ids.length} final entries`));
     const b = sampleWindow(roles);
     const windowMs = performance.now() - t0;
+    const tokenCache = cacheWindow(cacheA, await readCacheCounts(ctx.basePort));
     const completed = sent.ids.length - missing;
-    const peak = { authorizer: peakRssMb(apps.pids.authorizer), dispatcher: peakRssMb(apps.pids.dispatcher) };
-    return { result: result(step, sent, probe, windowMs, cpuFigures(a, b, completed)), peakRssMb: peak, duplicates: probe.duplicates, missing };
+    const finals = await finalEntries(env.DATABASE_URL, tag);
+    const measured = { cpu: cpuFigures(a, b, completed), tokenCache, finals };
+    const out: StepOutcome = { result: result(step, sent, probe, windowMs, measured, ctx.load), peakRssMb: {}, duplicates: probe.duplicates, missing };
+    if (idleSeconds > 0) {
+      // The bench's own consumer and producer go first: the broker then serves the apps alone.
+      await closeProducer();
+      const idleRoles = [
+        { name: 'authorizer', pid: apps.pids.authorizer },
+        { name: 'dispatcher', pid: apps.pids.dispatcher },
+        { name: 'broker', pid: ctx.brokerPid },
+      ];
+      out.idle = await idlePhase(idleRoles, idleSeconds, ctx.say);
+    }
+    out.peakRssMb = { authorizer: peakRssMb(apps.pids.authorizer), dispatcher: peakRssMb(apps.pids.dispatcher) };
+    return out;
   } finally {
-    await client.close().catch(() => undefined);
-    await probe.stop().catch(() => undefined);
+    await closeProducer();
     await apps.stop();
     await deleteTopics(ctx.brokers, prefix).catch(() => undefined);
   }

@@ -1,4 +1,4 @@
-import { achievedRate, percentile, ratio, saturationPoint, summarize } from './stats';
+import { achievedRate, percentile, ratio, sameCounts, saturationPoint, summarize } from './stats';
 
 describe('bench stats', () => {
   it('takes nearest-rank percentiles', () => {
@@ -34,5 +34,12 @@ describe('bench stats', () => {
     expect(ratio(200, 300)).toBe(1.5);
     expect(ratio(0, 3)).toBeNull();
     expect(ratio(null, 3)).toBeNull();
+  });
+
+  it('compares counts by key in any order, a zero equal to an absent key', () => {
+    expect(sameCounts({ tool_result: 95, authorization_refusal: 5 }, { authorization_refusal: 5, tool_result: 95 })).toBe(true);
+    expect(sameCounts({ tool_result: 100, admission_refusal: 0 }, { tool_result: 100 })).toBe(true);
+    expect(sameCounts({ tool_result: 94 }, { tool_result: 95 })).toBe(false);
+    expect(sameCounts(undefined, { tool_result: 1 })).toBe(false);
   });
 });

@@ -55,3 +55,10 @@ export function ratio(a: number | null | undefined, b: number | null | undefined
   if (a === null || a === undefined || b === null || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || a === 0) return null;
   return Math.round((b / a) * 100) / 100;
 }
+
+/** The same counts by key, in any order (a key counted 0 equals a key absent). */
+export function sameCounts(a: Record<string, number> | undefined, b: Record<string, number> | undefined): boolean {
+  if (!a || !b) return a === b;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].every((k) => (a[k] ?? 0) === (b[k] ?? 0));
+}

@@ -45,7 +45,8 @@ async function load(env: Record<string, string>, brokers: string[], basePort: nu
   const client = new DecisionClient(brokers, topics, 'arvis-growth');
   try {
     await probe.start();
-    const make = await decisionMaker({ issuer: env.DEMO_ISSUER, privateKeyPem: env.DEMO_ISSUER_KEY });
+    // The growth measure keeps the uniform load: its figures are per decision of one kind.
+    const make = await decisionMaker({ issuer: env.DEMO_ISSUER, privateKeyPem: env.DEMO_ISSUER_KEY }, 'uniform');
     const sent = await sendAtOnce(client, probe, make, 'g', n);
     const missing = await probe.waitAll(sent.ids, 900_000, (done) => say(`${done}/${n} final entries`));
     if (missing > 0) throw new Error(`${missing} decisions had no final entry; see ${logDir}`);

@@ -38,6 +38,8 @@ const AuthorizerEnv = z
     TRUSTED_ISSUERS: envJson(z.array(TrustedIssuer).min(1, 'at least one trusted issuer is required'), []),
     ALLOW_HS256_IDENTITY: envBool(false),
     JWT_CLOCK_SKEW_S: envInt(30, 0, 300),
+    /** Verified tokens kept by SHA-256 so a token carried by many decisions is verified once (ADR 0047); 0 turns it off. */
+    IDENTITY_CACHE_MAX_ENTRIES: envInt(10_000, 0, 1_000_000),
     /** How long a parked decision waits for an approver, and how long an approval stays usable. */
     CONFIRMATION_REQUEST_TTL_MS: envInt(15 * 60 * 1000, 100),
     CONFIRMATION_GRANT_TTL_MS: envInt(5 * 60 * 1000, 100),
@@ -113,7 +115,7 @@ export function loadAuthorizerConfig(env?: Record<string, string | undefined>) {
       batch: e.RETENTION_PRUNE_BATCH,
       intervalMs: e.RETENTION_PRUNE_INTERVAL_MS,
     },
-    identity: { issuers: e.TRUSTED_ISSUERS, clockSkewS: e.JWT_CLOCK_SKEW_S },
+    identity: { issuers: e.TRUSTED_ISSUERS, clockSkewS: e.JWT_CLOCK_SKEW_S, cacheMaxEntries: e.IDENTITY_CACHE_MAX_ENTRIES },
     signing: { keyId: e.INTENT_SIGNING_KEY_ID, privateKey: e.INTENT_SIGNING_KEY },
     toolPackages: e.ARVIS_TOOL_PACKAGES,
   };

@@ -55,7 +55,7 @@ export class ReceiveDecisionsService {
       // The token stops here (ADR 0035): what goes on is the decision without it, the verified
       // claims and the token's SHA-256.
       const { identity: token, ...withoutToken } = decision;
-      const candidate: Candidate = { origin: { kind: 'message', message, receivedAt }, decision: withoutToken, bodySha256, identity, identitySha256: sha256Hex(token) };
+      const candidate: Candidate = { origin: { kind: 'message', message, receivedAt }, decision: withoutToken, bodySha256, identity, identitySha256: identity.ok ? identity.stored.tokenSha256 : sha256Hex(token) };
       // The same decision twice in one slice: the second is a redelivery or a conflict.
       const earlier = seen.get(decision.decisionId);
       if (earlier !== undefined) {

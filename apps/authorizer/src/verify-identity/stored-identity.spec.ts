@@ -1,3 +1,4 @@
+import { sha256Hex } from '@arvis/crypto';
 import { recheckStoredIdentity, restoreIdentity, storeIdentity, type IssuerNow } from './stored-identity';
 
 const now = new Date('2026-12-01T12:00:00Z');
@@ -5,7 +6,7 @@ const identity = {
   principal: 'alice', tenant: 'acme', issuer: 'idp', authenticationStrength: 'mfa', serviceId: 'agent-1', sessionId: 's-1',
   roles: ['approver'], person: 'alice@acme.example', expiresAt: new Date(now.getTime() + 60_000), issuedAt: new Date(now.getTime() - 60_000),
 };
-const stored = storeIdentity(identity, 'header.claims.signature', 'r'.repeat(64));
+const stored = storeIdentity(identity, sha256Hex('header.claims.signature'), 'r'.repeat(64));
 const issuer: IssuerNow = { rulesSha256: 'r'.repeat(64), parkedDecisions: 'token' };
 const at = (ms: number, resumed = false, over: Partial<IssuerNow> = {}, s = stored) =>
   recheckStoredIdentity(s, { ...issuer, ...over }, { now: new Date(now.getTime() + ms), clockSkewS: 30, resumed });

@@ -1,4 +1,4 @@
-import { commitment, sha256Hex } from '@arvis/crypto';
+import { commitment } from '@arvis/crypto';
 import type { VerifiedIdentity } from '@arvis/effect-context';
 import type { TrustedIssuer } from '../config/authorizer.config';
 
@@ -44,10 +44,11 @@ export function issuerRulesSha256(iss: TrustedIssuer): string {
   return commitment(JSON.parse(JSON.stringify(rules)) as Record<string, unknown>);
 }
 
-export function storeIdentity(identity: VerifiedIdentity, token: string, rulesSha256: string): StoredIdentity {
+/** `tokenSha256`: hex of the token's UTF-8 bytes, computed once by the verifier (its cache key too). */
+export function storeIdentity(identity: VerifiedIdentity, tokenSha256: string, rulesSha256: string): StoredIdentity {
   return {
     storedIdentityVersion: 1,
-    tokenSha256: sha256Hex(token),
+    tokenSha256,
     rulesSha256,
     issuer: identity.issuer,
     principal: identity.principal,

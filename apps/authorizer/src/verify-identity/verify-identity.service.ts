@@ -1,10 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, importSPKI, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type KeyLike } from 'jose';
+import { Counter } from 'prom-client';
+import { sha256Hex } from '@arvis/crypto';
 import { KERNEL_PRINCIPAL, type VerifiedIdentity } from '@arvis/effect-context';
+import { MetricsRegistry } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig, type TrustedIssuer } from '../config/authorizer.config';
 import { evaluateIssuerPolicy, type IssuerPolicy, type IssuerRule, type MappedClaims, type TokenUse } from './issuer-policy';
 import { issuerRulesSha256, recheckStoredIdentity, restoreIdentity, storeIdentity, type StoredIdentity } from './stored-identity';
+import { VerifiedTokenCache, type VerifiedToken } from './verified-token-cache';
 
 /** A verified identity comes with what the system may keep of it instead of the token (ADR 0035). */
 export type IdentityResult =
@@ -18,6 +22,9 @@ type IssuerKey = ({ alg: string; key: KeyObject | KeyLike; keySet?: undefined } 
   parkedDecisions: 'token' | 'session';
 };
 
+/** Enough for a few minutes of distinct tokens at thousands of decisions per second, a few MB. */
+const DEFAULT_CACHE_ENTRIES = 10_000;
+
 const policyOf = (iss: TrustedIssuer): IssuerPolicy => ({
   audience: iss.audience,
   tokenTypes: iss.tokenTypes,
@@ -29,12 +36,26 @@ const policyOf = (iss: TrustedIssuer): IssuerPolicy => ({
 /** Verifies the decision's JWT against the configured trusted issuers and maps its claims. */
 @Injectable()
 export class VerifyIdentityService {
-  private keys?: Map<string, IssuerKey>;
+  private keys?: Promise<Map<string, IssuerKey>>;
+  private readonly cache: VerifiedTokenCache<IssuerKey>;
+  private readonly lookups: Counter<'result'>;
 
-  constructor(@Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig) {}
+  constructor(@Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig, @Optional() metrics?: MetricsRegistry) {
+    this.cache = new VerifiedTokenCache(config.identity.cacheMaxEntries ?? DEFAULT_CACHE_ENTRIES, config.identity.clockSkewS);
+    this.lookups = new Counter({
+      name: 'arvis_identity_token_cache_lookups_total',
+      help: 'Tokens presented for verification, by whether a cached signature verification served them (hit) or not (miss)',
+      labelNames: ['result'],
+      registers: metrics ? [metrics] : [],
+    });
+  }
 
-  private async issuerKeys(): Promise<Map<string, IssuerKey>> {
-    if (this.keys) return this.keys;
+  /** Built once: the first calls of a slice, concurrent, share one build (and one remote key set per issuer). */
+  private issuerKeys(): Promise<Map<string, IssuerKey>> {
+    return (this.keys ??= this.buildIssuerKeys());
+  }
+
+  private async buildIssuerKeys(): Promise<Map<string, IssuerKey>> {
     const map = new Map<string, IssuerKey>();
     for (const iss of this.config.identity.issuers) {
       const policy = policyOf(iss);
@@ -60,7 +81,6 @@ export class VerifyIdentityService {
         iss.alg === 'HS256' ? createSecretKey(Buffer.from(iss.secret!, 'utf8')) : await importSPKI(iss.publicKey!, iss.alg);
       map.set(iss.issuer, { alg: iss.alg, key, ...rules });
     }
-    this.keys = map;
     return map;
   }
 
@@ -70,6 +90,37 @@ export class VerifyIdentityService {
    */
   async verify(token: string, now: Date = new Date(), use: TokenUse = 'decision'): Promise<IdentityResult> {
     const keys = await this.issuerKeys();
+    const tokenSha256 = sha256Hex(token);
+    // No await between a miss and `remember` in verifyInFull: the decisions of a slice that share
+    // a token, verified together, wait for the first one's verification.
+    const found = this.cache.lookup(tokenSha256, now);
+    const cached = found && (await this.cached(tokenSha256, found));
+    this.lookups.inc({ result: cached ? 'hit' : 'miss' });
+    const verified = cached ?? (await this.verifyInFull(token, tokenSha256, keys, now));
+    if ('ok' in verified) return verified;
+    // What depends on the use and on the issuer's rules is judged at every use, hit or not.
+    const { header, payload, issuer: trusted } = verified;
+    const judged = evaluateIssuerPolicy(trusted.policy, { header, payload }, { use, now, clockSkewS: this.config.identity.clockSkewS });
+    if (!judged.ok) return { ok: false, reasonCode: 'identity_invalid', detail: judged.detail, rule: judged.rule };
+    return this.identityOf(judged.claims, payload, trusted, tokenSha256);
+  }
+
+  /**
+   * A cached verification still good at `now`. For a JWKS URL the key set is asked for the key
+   * again (no crypto; jose fetches the set when it is older than its max age, as for a full
+   * verification): only the very key object that verified the token counts, so a set fetched
+   * again, or a key retired from it, sends the token through full verification (ADR 0031's grace).
+   */
+  private async cached(tokenSha256: string, found: Promise<VerifiedToken<IssuerKey> | undefined>): Promise<VerifiedToken<IssuerKey> | undefined> {
+    const hit = await found;
+    if (!hit || !hit.issuer.remote) return hit;
+    const key = await Promise.resolve(hit.issuer.keySet!(hit.header, { payload: '', signature: '' })).catch(() => undefined);
+    if (key === hit.key) return hit;
+    this.cache.forget(tokenSha256);
+    return undefined;
+  }
+
+  private async verifyInFull(token: string, tokenSha256: string, keys: Map<string, IssuerKey>, now: Date): Promise<VerifiedToken<IssuerKey> | IdentityResult> {
     let iss: string | undefined;
     try {
       const [, body] = token.split('.');
@@ -79,17 +130,20 @@ export class VerifyIdentityService {
     }
     const trusted = iss ? keys.get(iss) : undefined;
     if (!trusted) return { ok: false, reasonCode: 'identity_invalid', detail: `issuer ${JSON.stringify(iss ?? null)} is not trusted` };
-    let payload: JWTPayload;
-    let header: { typ?: string };
+    const verifying = this.verifySignature(token, iss!, trusted, now);
+    this.cache.remember(tokenSha256, verifying.then((v) => ('ok' in v ? undefined : v)));
+    return verifying;
+  }
+
+  private async verifySignature(token: string, iss: string, trusted: IssuerKey, now: Date): Promise<VerifiedToken<IssuerKey> | IdentityResult> {
+    const options = { issuer: iss, algorithms: [trusted.alg], requiredClaims: ['exp'], clockTolerance: this.config.identity.clockSkewS, currentDate: now };
+    let key: unknown = trusted.key;
+    const { keySet } = trusted;
+    // The key the set resolved is kept with the result: the cache compares it at each hit.
+    const getKey: JWTVerifyGetKey | undefined = keySet && (async (h, t) => (key = await keySet(h, t)) as KeyLike);
     try {
-      const options = {
-        issuer: iss,
-        algorithms: [trusted.alg],
-        requiredClaims: ['exp'],
-        clockTolerance: this.config.identity.clockSkewS,
-        currentDate: now,
-      };
-      ({ payload, protectedHeader: header } = trusted.keySet ? await jwtVerify(token, trusted.keySet, options) : await jwtVerify(token, trusted.key, options));
+      const { payload, protectedHeader: header } = getKey ? await jwtVerify(token, getKey, options) : await jwtVerify(token, trusted.key!, options);
+      return { header, payload, issuer: trusted, key };
     } catch (e) {
       const detail =
         e instanceof joseErrors.JWTExpired
@@ -102,12 +156,9 @@ export class VerifyIdentityService {
               : 'token verification failed';
       return { ok: false, reasonCode: 'identity_invalid', detail };
     }
-    const judged = evaluateIssuerPolicy(trusted.policy, { header, payload }, { use, now, clockSkewS: this.config.identity.clockSkewS });
-    if (!judged.ok) return { ok: false, reasonCode: 'identity_invalid', detail: judged.detail, rule: judged.rule };
-    return this.identityOf(judged.claims, payload, trusted, token);
   }
 
-  private identityOf(claims: MappedClaims, payload: JWTPayload, trusted: IssuerKey, token: string): IdentityResult {
+  private identityOf(claims: MappedClaims, payload: JWTPayload, trusted: IssuerKey, tokenSha256: string): IdentityResult {
     const { principal, tenant, serviceId, roles, person } = claims;
     if (principal === KERNEL_PRINCIPAL) {
       return { ok: false, reasonCode: 'authenticated_principal_required', detail: 'the kernel principal is not a user identity' };
@@ -125,7 +176,7 @@ export class VerifyIdentityService {
       expiresAt: new Date(payload.exp! * 1000),
       issuedAt: typeof payload.iat === 'number' ? new Date(payload.iat * 1000) : null,
     };
-    return { ok: true, identity, stored: storeIdentity(identity, token, trusted.rulesSha256) };
+    return { ok: true, identity, stored: storeIdentity(identity, tokenSha256, trusted.rulesSha256) };
   }
 
   /**

@@ -27,14 +27,18 @@ export function localKeys(dataDir: string): LocalKeys {
   return k;
 }
 
+/** The `aud` of the local issuer's operator (admin) tokens. */
+export const LOCAL_ADMIN_AUDIENCE = 'arvis-admin';
+
 /** The environment variables that hand these keys to the services and the demo producer. */
 export function localKeyEnv(k: LocalKeys): Record<string, string> {
   return {
     INTENT_SIGNING_KEY_ID: k.intent.keyId,
     INTENT_SIGNING_KEY: k.intent.privateKeyPem,
     INTENT_VERIFICATION_KEYS: JSON.stringify({ [k.intent.keyId]: k.intent.publicKeyPem }),
-    // The demo issuer speaks for any tenant: the demo and the tests use several.
-    TRUSTED_ISSUERS: JSON.stringify([{ issuer: k.issuer.issuer, alg: 'EdDSA', publicKey: k.issuer.publicKeyPem, tenants: ['*'] }]),
+    // The demo issuer speaks for any tenant: the demo and the tests use several. Its admin tokens
+    // carry LOCAL_ADMIN_AUDIENCE: in production the admin API takes only an issuer's admin audience.
+    TRUSTED_ISSUERS: JSON.stringify([{ issuer: k.issuer.issuer, alg: 'EdDSA', publicKey: k.issuer.publicKeyPem, tenants: ['*'], audience: { admin: [LOCAL_ADMIN_AUDIENCE] } }]),
     JOURNAL_CHECKPOINT_SIGNING_KEY_ID: k.checkpoint.keyId,
     JOURNAL_CHECKPOINT_SIGNING_KEY: k.checkpoint.privateKeyPem,
     JOURNAL_CHECKPOINT_VERIFICATION_KEYS: JSON.stringify({ [k.checkpoint.keyId]: k.checkpoint.publicKeyPem }),

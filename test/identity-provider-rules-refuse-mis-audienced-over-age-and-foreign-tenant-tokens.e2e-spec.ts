@@ -14,6 +14,9 @@ const ISSUER = 'https://idp.remote.test';
 const GRACE_MS = 2000;
 const keyA = generateKeyPairSync('ed25519');
 const keyB = generateKeyPairSync('ed25519');
+// An issuer that sets no audiences at all: in production it must not open the admin API.
+const PLAIN_ISSUER = 'https://idp.no-audiences.test';
+const plainKey = generateKeyPairSync('ed25519');
 const jwk = (k: KeyObject, kid: string) => ({ ...k.export({ format: 'jwk' }), kid, alg: 'EdDSA', use: 'sig' });
 
 type Claims = { aud?: string; tenant?: string; roles?: string[]; iatAgoS?: number; typ?: string };
@@ -48,7 +51,8 @@ describe('identity provider rules: a rotating JWKS URL, audiences, token types, 
       tenants: ['acme'],
     };
     stack = await Stack.create('idp');
-    const trusted = [...(JSON.parse(stack.env.appEnv.TRUSTED_ISSUERS) as object[]), issuer];
+    const plain = { issuer: PLAIN_ISSUER, alg: 'EdDSA', publicKey: plainKey.publicKey.export({ format: 'pem', type: 'spki' }), tenants: ['acme'] };
+    const trusted = [...(JSON.parse(stack.env.appEnv.TRUSTED_ISSUERS) as object[]), issuer, plain];
     authorizer = await stack.start('authorizer', 'authorizer', { env: { TRUSTED_ISSUERS: JSON.stringify(trusted) } });
     await stack.start('dispatcher', 'dispatcher');
     h = await new Harness(stack.env).start();
@@ -128,5 +132,19 @@ describe('identity provider rules: a rotating JWKS URL, audiences, token types, 
       decisionsAudience: 401,
       approvalsAudience: 200,
     });
+  });
+
+  it("takes no admin token in production from an issuer without an admin audience, even one that sets no audiences", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const operator = await new SignJWT({ tenant: 'acme', azp: 'ops', roles: ['admin'] })
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' })
+      .setSubject('olga')
+      .setIssuer(PLAIN_ISSUER)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 600)
+      .sign(plainKey.privateKey);
+    // Before, any admin-role token of such an issuer, minted for whatever purpose, answered 200.
+    const res = await fetch(`http://127.0.0.1:${authorizer.apiPort}/admin/store`, { headers: { authorization: `Bearer ${operator}` } });
+    expect([res.status, await res.json()]).toEqual([401, expect.objectContaining({ error: 'unauthenticated', message: expect.stringContaining("admin tokens need the issuer's audience.admin") })]);
   });
 });

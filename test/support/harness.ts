@@ -4,6 +4,7 @@ import type { Topics } from '@arvis/contracts';
 import { DecisionClient, JournalWatcher, mintIdentityToken, type DecisionInput } from '@arvis/decision-client';
 import { createKafka, createProducer } from '@arvis/kafka';
 import type { TestEnvironment } from './environment';
+import { LOCAL_ADMIN_AUDIENCE } from '../../scripts/local-keys';
 
 /** What a spec uses to drive the running system and look at its database and topics. */
 export class Harness {
@@ -29,9 +30,12 @@ export class Harness {
   }
 
   token(claims: Partial<{ principal: string; tenant: string; serviceId: string; sessionId: string; roles: string[] }> = {}, expiresInS = 600) {
+    // Every token carries the local issuer's admin audience, which production requires of an
+    // operator's token (the issuer checks no other audience), so a spec's token without the admin
+    // role still reaches the role check (403).
     return mintIdentityToken(
       this.env.issuer,
-      { principal: 'alice', tenant: 'acme', serviceId: 'agent-1', sessionId: 's-1', ...claims },
+      { principal: 'alice', tenant: 'acme', serviceId: 'agent-1', sessionId: 's-1', audience: LOCAL_ADMIN_AUDIENCE, ...claims },
       { expiresInS },
     );
   }

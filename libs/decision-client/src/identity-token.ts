@@ -7,6 +7,8 @@ export interface IdentityClaims {
   sessionId?: string;
   roles?: string[];
   acr?: string;
+  /** `aud`: one audience or several (an issuer that sets `audience` checks it per use). */
+  audience?: string | string[];
 }
 
 /** Signs an identity JWT the way a trusted issuer would (EdDSA), for the demo and the tests. */
@@ -23,6 +25,7 @@ export async function mintIdentityToken(
     acr: claims.acr ?? 'mfa',
     roles: claims.roles ?? [],
     ...(claims.sessionId ? { sid: claims.sessionId } : {}),
+    ...(claims.audience !== undefined ? { aud: claims.audience } : {}),
   })
     .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' })
     .setSubject(claims.principal)

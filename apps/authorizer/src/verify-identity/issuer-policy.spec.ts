@@ -36,8 +36,22 @@ describe('an issuer policy judging a verified token', () => {
     for (const aud of ['arvis-decisions', 'arvis-approvals', 'arvis-admin']) {
       expect(judge({ audience: noAdmin }, { ...payload, aud }, 'JWT', 'admin')).toMatchObject({ ok: false, rule: 'audience_mismatch' });
     }
-    // An issuer without any audience rule checks none, for admin tokens too.
+    // An issuer without any audience rule checks none, for admin tokens too, outside production.
     expect(judge({}, payload, 'JWT', 'admin')).toMatchObject({ ok: true });
+  });
+
+  it('in production, refuses every admin token of an issuer without an admin audience, even one that sets no audiences', () => {
+    const production = { adminAudienceRequired: true };
+    expect(judge(production, { ...payload, aud: 'anything' }, 'JWT', 'admin')).toMatchObject({
+      ok: false,
+      rule: 'audience_mismatch',
+      detail: expect.stringContaining("admin tokens need the issuer's audience.admin (required in production)"),
+    });
+    expect(judge(production, payload, 'JWT', 'admin')).toMatchObject({ ok: false, rule: 'audience_mismatch' });
+    expect(judge({ ...production, audience: { admin: ['arvis-admin'] } }, { ...payload, aud: 'arvis-admin' }, 'JWT', 'admin')).toMatchObject({ ok: true });
+    // Decisions and approvals are judged as before.
+    expect(judge(production, payload)).toMatchObject({ ok: true });
+    expect(judge(production, payload, 'JWT', 'approval')).toMatchObject({ ok: true });
   });
 
   it('accepts only the listed typ values, as media types', () => {

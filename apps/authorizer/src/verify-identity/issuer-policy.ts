@@ -10,6 +10,12 @@ export interface IssuerPolicy {
   maxTokenAgeS?: number;
   tenants: string[];
   claims: ClaimMapping;
+  /**
+   * The production profile: an admin token needs the issuer's own `audience.admin`, even from an
+   * issuer that sets no audiences at all (otherwise any of its tokens with the admin role, minted
+   * for any purpose, would open the admin API).
+   */
+  adminAudienceRequired?: boolean;
 }
 
 /**
@@ -55,7 +61,7 @@ function audienceFor(policy: IssuerPolicy, use: TokenUse): string[] | undefined 
   if (use === 'decision') return a?.decisions;
   if (use === 'approval') return a?.approvals;
   if (a?.admin) return a.admin;
-  return a?.decisions || a?.approvals ? [] : undefined;
+  return a?.decisions || a?.approvals || policy.adminAudienceRequired ? [] : undefined;
 }
 
 /**
@@ -72,6 +78,7 @@ export function evaluateIssuerPolicy(
   if (wanted) {
     const aud = payload['aud'];
     const carried = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud.filter((a): a is string => typeof a === 'string') : [];
+    if (wanted.length === 0) return refuse('audience_mismatch', `${context.use} tokens need the issuer's audience.${context.use} (required in production), and this issuer sets none`);
     if (!carried.some((a) => wanted.includes(a))) {
       return refuse('audience_mismatch', `${context.use} tokens need aud ${JSON.stringify(wanted)}, got ${JSON.stringify(aud ?? null)}`);
     }

@@ -25,7 +25,8 @@ type IssuerKey = ({ alg: string; key: KeyObject | KeyLike; keySet?: undefined } 
 /** Enough for a few minutes of distinct tokens at thousands of decisions per second, a few MB. */
 const DEFAULT_CACHE_ENTRIES = 10_000;
 
-const policyOf = (iss: TrustedIssuer): IssuerPolicy => ({
+const policyOf = (iss: TrustedIssuer, profile: string): IssuerPolicy => ({
+  adminAudienceRequired: profile === 'production',
   audience: iss.audience,
   tokenTypes: iss.tokenTypes,
   maxTokenAgeS: iss.maxTokenAgeS,
@@ -58,7 +59,7 @@ export class VerifyIdentityService {
   private async buildIssuerKeys(): Promise<Map<string, IssuerKey>> {
     const map = new Map<string, IssuerKey>();
     for (const iss of this.config.identity.issuers) {
-      const policy = policyOf(iss);
+      const policy = policyOf(iss, this.config.profile);
       const rules = { policy, rulesSha256: issuerRulesSha256(iss), parkedDecisions: iss.parkedDecisions };
       if (iss.jwksUri) {
         // Fetched on first use, again once cacheMaxAge has passed, and for an unknown kid (at most

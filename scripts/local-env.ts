@@ -6,5 +6,6 @@ import { localToolPackages } from './local-tools';
 
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const root = join(__dirname, '..', '..');
-const env = { ...localKeyEnv(localKeys(join(root, '.data'))), ARVIS_TOOL_PACKAGES: process.env.ARVIS_TOOL_PACKAGES || localToolPackages(root) };
+// Local runs have no proxy in front of the authorizer's API (production requires saying so).
+const env = { ...localKeyEnv(localKeys(join(root, '.data'))), ARVIS_TOOL_PACKAGES: process.env.ARVIS_TOOL_PACKAGES || localToolPackages(root), TRUST_PROXY: process.env.TRUST_PROXY || 'false' };
 for (const [name, value] of Object.entries(env)) console.log(`export ${name}=${q(value)}`);

@@ -59,8 +59,21 @@ describe('a service started with a bad configuration', () => {
       TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', publicKey: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(), tenants: ['*'] }]),
       INTENT_SIGNING_KEY_ID: 'k1',
       INTENT_SIGNING_KEY: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      TRUST_PROXY: 'false',
     });
     expect(a.status).toBe(78);
     expect(a.stderr).toContain('ARVIS_TOOL_PACKAGES: no tool packages configured');
+  });
+
+  it('the authorizer exits 78 in production until TRUST_PROXY says who may name the client, and refuses true', () => {
+    const keys = generateKeyPairSync('ed25519');
+    const valid = {
+      TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', publicKey: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(), tenants: ['*'] }]),
+      INTENT_SIGNING_KEY: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    };
+    const unset = start('authorizer', valid);
+    expect([unset.status, unset.stderr]).toEqual([78, expect.stringContaining('TRUST_PROXY: must be set in production')]);
+    const all = start('authorizer', { ...valid, TRUST_PROXY: 'true' });
+    expect([all.status, all.stderr]).toEqual([78, expect.stringContaining('TRUST_PROXY: true would trust any X-Forwarded-For')]);
   });
 });

@@ -12,7 +12,8 @@ describe('the HTTP surface', () => {
   let dispatcher: RunningApp;
   beforeAll(async () => {
     stack = await Stack.create('surface');
-    authorizer = await stack.start('authorizer', 'authorizer', { env: { API_RATE_LIMIT: '40', SIGN_IN_RATE_LIMIT: '3' } });
+    // As behind a TLS proxy on this host: it may name the client in X-Forwarded-For.
+    authorizer = await stack.start('authorizer', 'authorizer', { env: { API_RATE_LIMIT: '40', SIGN_IN_RATE_LIMIT: '3', API_ADDRESS_RATE_LIMIT: '100', TRUST_PROXY: 'loopback' } });
     dispatcher = await stack.start('dispatcher', 'dispatcher');
   });
   afterAll(async () => {
@@ -94,5 +95,22 @@ describe('the HTTP surface', () => {
 
     const probes = await Promise.all(Array.from({ length: 50 }, () => management(authorizer, '/health/live')));
     expect(new Set(probes.map((r) => r.status))).toEqual(new Set([200]));
+  });
+
+  it('behind the proxy, keys limits on the client it names and on each credential, so one client cannot lock out the others', async () => {
+    // Every request here comes from the proxy's address (127.0.0.1); the earlier test spent the
+    // budget of requests that name no client and carry no credential.
+    expect((await api('/confirmations')).status).toBe(429);
+    // Another client, as the proxy names it, is not held to that budget...
+    expect((await api('/confirmations', { headers: { 'x-forwarded-for': '203.0.113.7' } })).status).toBe(401);
+    // ...nor is an approver with a credential of their own, behind the same address.
+    const carol = await mintIdentityToken(stack.env.issuer, { principal: 'carol', tenant: 'acme', serviceId: 'console', roles: ['approver'] });
+    expect((await api('/confirmations', { headers: { authorization: `Bearer ${carol}` } })).status).toBe(200);
+    // One credential's own budget is its own: spending it refuses only that credential.
+    const mallory = { authorization: 'Bearer not-a-token' };
+    const statuses: number[] = [];
+    for (let i = 0; i < 45 && !statuses.includes(429); i++) statuses.push((await api('/confirmations', { headers: mallory })).status);
+    expect(statuses.at(-1)).toBe(429);
+    expect((await api('/confirmations', { headers: { authorization: `Bearer ${carol}` } })).status).toBe(200);
   });
 });

@@ -16,6 +16,7 @@ export function appSpecs(env: ChaosEnv, databaseUrl: string, topicPrefix: string
     PATH: env.PATH,
     ARVIS_PROFILE: 'production',
     LOG_LEVEL: 'info',
+    TRUST_PROXY: 'false',
     DATABASE_URL: databaseUrl,
     KAFKA_BROKERS: brokers.join(','),
     ARVIS_TOPIC_PREFIX: topicPrefix,

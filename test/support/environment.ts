@@ -68,6 +68,8 @@ export async function createEnvironment(
     appEnv: {
       ARVIS_PROFILE: 'production',
       LOG_LEVEL: 'info',
+      // Specs call the API directly: no proxy in front (production requires saying so).
+      TRUST_PROXY: 'false',
       DATABASE_URL: databaseUrl,
       // The apps get no credentials here: a spec on a secured broker gives each app its own.
       KAFKA_BROKERS: access.brokers.join(','),

@@ -2,7 +2,7 @@ import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { hasFaults } from '@arvis/config';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { PersistenceModule } from '@arvis/persistence';
-import { RuntimeModule } from '@arvis/runtime';
+import { byAddress, byCredentialOrAddress, RuntimeModule } from '@arvis/runtime';
 import { LifecycleModule } from '@arvis/lifecycle';
 import { assembleTools, describeTools, ToolCatalog, type ToolPackage, type ToolSet } from '@arvis/tool-catalog';
 import { AdmitDecisionService } from './admit-decision/admit-decision.service';
@@ -79,15 +79,18 @@ export class AuthorizerModule {
 }
 
 /**
- * Per client address, for the HTTP API's controllers (they name RateLimitGuard): `api` for every
- * request, `signIn` for console sign-ins only (ADR 0038).
+ * For the HTTP API's controllers (they name RateLimitGuard), ADR 0038: `api` per credential (a
+ * bearer token or the console's cookie; per client address without one), `address` per client
+ * address whatever it carries (a flood of invented tokens), `signIn` per address for console
+ * sign-ins only. The client address is the one TRUST_PROXY lets the proxies name.
  */
 function rateLimits(config: AuthorizerConfig) {
-  const { windowMs, api, signIn } = config.rateLimit;
+  const { windowMs, api, signIn, perAddress } = config.rateLimit;
   return ThrottlerModule.forRoot({
     throttlers: [
-      { name: 'api', ttl: windowMs, limit: api },
-      { name: 'signIn', ttl: windowMs, limit: signIn },
+      { name: 'api', ttl: windowMs, limit: api, getTracker: byCredentialOrAddress },
+      { name: 'address', ttl: windowMs, limit: perAddress, getTracker: byAddress },
+      { name: 'signIn', ttl: windowMs, limit: signIn, getTracker: byAddress },
     ],
   });
 }

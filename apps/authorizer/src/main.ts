@@ -12,6 +12,7 @@ void runService({
   topics: (c) => ({ decisions: c.topics.decisions }),
   apiPort: (c) => c.httpPort,
   apiRoutes: routePrefixes(AUTHORIZER_HTTP_CONTROLLERS),
+  trustProxy: (c) => c.trustProxy,
   managementPort: (c) => c.managementPort,
   httpHost: (c) => c.httpHost,
   logLevel: (c) => c.logLevel,

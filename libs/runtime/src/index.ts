@@ -7,4 +7,4 @@ export { PeriodicTask } from './periodic-task';
 export { RuntimeModule } from './runtime.module';
 export { ApiError, PublicErrorFilter, publicErrorBody, errorCodeOf, type PublicErrorBody } from './http-errors';
 export { isApiPath, isManagementPath, routePrefixes } from './http-surface';
-export { RateLimitGuard } from './rate-limit.guard';
+export { byAddress, byCredentialOrAddress, RateLimitGuard } from './rate-limit.guard';

@@ -23,6 +23,8 @@ export interface RunServiceOptions<C> {
   apiPort?: (config: C) => number;
   /** The route prefixes the API port serves, exact letter case (ADR 0038); everything else there is 404. */
   apiRoutes?: readonly string[];
+  /** Express's `trust proxy`: which hops may name the client (X-Forwarded-For); rate limits key on it. */
+  trustProxy?: (config: C) => boolean | number | string[];
   httpHost: (config: C) => string;
   logLevel: (config: C) => string;
   maxSliceSize: (config: C) => number;
@@ -74,6 +76,7 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
   const app = await NestFactory.create(root, { logger, bufferLogs: false });
   app.enableShutdownHooks();
   const ports: Ports = { management: opts.managementPort(config), api: opts.apiPort?.(config) };
+  (app.getHttpAdapter().getInstance() as { set(name: string, value: unknown): void }).set('trust proxy', opts.trustProxy?.(config) ?? false);
   app.use(portGate(ports.management, opts.apiRoutes ?? []));
   app.use(securityHeaders());
   app.useGlobalFilters(new PublicErrorFilter());

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { commonEnvShape, commonSettings, envBool, envInt, envJson, envString, loadConfig } from '@arvis/config';
 import { toolPackagesEnv } from '@arvis/tool-catalog';
 import { TrustedIssuer, trustedIssuerProblems } from './trusted-issuers';
+import { trustProxyEnv } from './trust-proxy';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -17,6 +18,13 @@ const AuthorizerEnv = z
     API_RATE_LIMIT: envInt(300, 1, 1_000_000),
     /** …and console sign-ins (each verifies a token) per window. */
     SIGN_IN_RATE_LIMIT: envInt(10, 1, 1_000_000),
+    /**
+     * Requests one client address may make per window whatever credentials they carry: API_RATE_LIMIT
+     * is per credential where one is sent, so this bounds a flood of invented ones.
+     */
+    API_ADDRESS_RATE_LIMIT: envInt(3000, 1, 10_000_000),
+    /** The proxies in front that may name the client (rate limits key on it): trust-proxy.ts. */
+    TRUST_PROXY: trustProxyEnv,
     API_RATE_WINDOW_MS: envInt(60_000, 1000, 3_600_000),
     /** A console session ends after this long, or when its token expires, whichever is first. */
     CONSOLE_SESSION_TTL_MS: envInt(15 * 60 * 1000, 1000, 12 * 3600 * 1000),
@@ -69,6 +77,11 @@ const AuthorizerEnv = z
     env.TRUSTED_ISSUERS.forEach((iss, i) => {
       for (const message of trustedIssuerProblems(iss, env)) ctx.addIssue({ code: 'custom', path: ['TRUSTED_ISSUERS', i], message });
     });
+    // Behind the TLS proxy a Secure cookie needs, every client would share the proxy's address
+    // and one could exhaust the limits of all: say who the proxies are (or false: none).
+    if (env.TRUST_PROXY === undefined && env.ARVIS_PROFILE === 'production') {
+      ctx.addIssue({ code: 'custom', path: ['TRUST_PROXY'], message: 'must be set in production: the proxies in front (addresses or hop count), or false if clients connect directly' });
+    }
     if (env.MANAGEMENT_PORT === env.HTTP_PORT) ctx.addIssue({ code: 'custom', path: ['MANAGEMENT_PORT'], message: 'must differ from HTTP_PORT (the approver API)' });
     for (const message of devSignInProblems(env)) ctx.addIssue({ code: 'custom', path: ['CONSOLE_DEV_ISSUER_KEY'], message });
   });
@@ -89,7 +102,8 @@ export function loadAuthorizerConfig(env?: Record<string, string | undefined>) {
     service: 'authorizer' as const,
     httpPort: e.HTTP_PORT,
     managementPort: e.MANAGEMENT_PORT,
-    rateLimit: { windowMs: e.API_RATE_WINDOW_MS, api: e.API_RATE_LIMIT, signIn: e.SIGN_IN_RATE_LIMIT },
+    rateLimit: { windowMs: e.API_RATE_WINDOW_MS, api: e.API_RATE_LIMIT, signIn: e.SIGN_IN_RATE_LIMIT, perAddress: e.API_ADDRESS_RATE_LIMIT },
+    trustProxy: e.TRUST_PROXY ?? false,
     console: {
       sessionTtlMs: e.CONSOLE_SESSION_TTL_MS,
       eventsPollMs: e.CONSOLE_EVENTS_POLL_MS,

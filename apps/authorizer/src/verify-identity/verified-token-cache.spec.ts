@@ -25,6 +25,7 @@ const serviceWith = (entry: Record<string, unknown>, env: Record<string, string>
   const metrics = new MetricsRegistry();
   const config = loadAuthorizerConfig({
     INTENT_SIGNING_KEY: intentKey,
+    TRUST_PROXY: 'false',
     JWT_CLOCK_SKEW_S: '0',
     TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', tenants: ['acme'], ...entry }]),
     ...env,

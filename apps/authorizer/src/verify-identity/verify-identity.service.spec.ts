@@ -18,6 +18,7 @@ writeFileSync(jwksFile, JSON.stringify({ keys: [jwk(oldKey.publicKey, 'key-2025'
 
 const config = loadAuthorizerConfig({
   INTENT_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  TRUST_PROXY: 'false',
   TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', jwksFile, tenants: ['acme'] }]),
 });
 
@@ -56,6 +57,7 @@ describe('identity from an issuer that signs with RS256 (hosted providers)', () 
   const identity = new VerifyIdentityService(
     loadAuthorizerConfig({
       INTENT_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      TRUST_PROXY: 'false',
       TRUSTED_ISSUERS: JSON.stringify([
         { issuer: 'https://rs.example', alg: 'RS256', publicKey: rsa.publicKey.export({ type: 'spki', format: 'pem' }).toString(), tenants: ['acme'] },
       ]),

@@ -45,7 +45,8 @@ describe('a consent withdrawn before the intent transaction', () => {
     )[0].n > 0;
 
   it('refuses it with consent_required and runs nothing', async () => {
-    await h.query("INSERT INTO consent_grants (tenant, principal, consent_key) VALUES ('acme', 'bob', 'email')");
+    // acme keeps gate data (alice's consent) after bob's is withdrawn: the refusal is consent_required.
+    await h.query("INSERT INTO consent_grants (tenant, principal, consent_key) VALUES ('acme', 'alice', 'email'), ('acme', 'bob', 'email')");
     await h.query("INSERT INTO egress_policies (tenant, provider) VALUES ('acme', 'smtp-relay')");
     const granted = await mail('withdrawn:before');
     await h.client.send([granted]);

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PrismaService, type Tx } from '@arvis/persistence';
+import { ToolCatalog } from '@arvis/tool-catalog';
 import { Tracing } from '@arvis/tracing';
 import { AdmitDecisionService } from '../admit-decision/admit-decision.service';
 import { AuthorizeDecisionService, type AuthorizeItem } from '../authorize-decision/authorize-decision.service';
@@ -34,6 +35,7 @@ export class DecisionPipeline {
     private readonly parking: ParkDecisionStep,
     private readonly journal: JournalOutcomesStep,
     private readonly tracing: Tracing,
+    private readonly catalog: ToolCatalog,
   ) {}
 
   async run(input: PipelineInput): Promise<BatchOutcome> {
@@ -81,8 +83,9 @@ export class DecisionPipeline {
       ...needs,
       claiming: candidates.filter((c) => c.origin.kind !== 'resumed').map((c) => c.decision.decisionId),
       sessionIds: [...sessions],
-      // An upper bound: every decision might be allowed. An unused position is a gap, as after a rollback.
-      positions: candidates.length,
+      // An upper bound: every decision with an identity and a known tool might be allowed. An
+      // unused position is a gap, as after a rollback.
+      positions: candidates.filter((c) => (c.identity?.ok || c.stored) && this.catalog.get(c.decision.tool)).length,
     });
   }
 
@@ -110,13 +113,7 @@ export class DecisionPipeline {
       f.outcome.ok ? (abortedIds.has(f.candidate.decision.decisionId) ? 'refused' : 'authorized') : f.outcome.parked ? 'parked' : 'refused';
     await this.inbox.write(tx, fresh, statusOf);
     const deadLetters = [...input.deadLetters, ...conflicts];
-    try {
-      await this.journal.record(tx, { refused, aborted, parked, deadLetters, intents: sink.outbox }, traces.traceOf);
-    } catch (e) {
-      // The intents' outbox rows go in with the slice's other rows: a failure there is the sink's.
-      if (sink.outbox.length > 0 && !(e instanceof IntentSinkError)) throw new IntentSinkError(e);
-      throw e;
-    }
+    await this.journal.record(tx, { refused, aborted, parked, deadLetters, intents: sink.outbox }, traces.traceOf);
     return {
       authorized: admitted.length - sink.aborted.length,
       refused: refused.length + aborted.length,

@@ -4,7 +4,7 @@ import { chainJournal, confirmationPendingEntry, decisionRefusalEntry, type Jour
 import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
 import type { Tx } from '@arvis/persistence';
 import type { Parked, Refused } from '../authorize-decision/authorization.types';
-import type { AbortedIntent } from '../commit-intent/commit-intent.service';
+import { IntentSinkError, type AbortedIntent } from '../commit-intent/commit-intent.service';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import type { TraceOf } from '../decision-pipeline/decision-traces';
 
@@ -26,6 +26,7 @@ export class JournalOutcomesStep {
 
   async record(
     tx: Tx,
+    /** `intents`: the recorded intents' outbox rows (bulk path), for the slice's one outbox statement. */
     outcomes: { refused: Refused[]; aborted: AbortedIntent[]; parked: Parked[]; deadLetters: OutboxRow[]; intents?: OutboxRow[] },
     traceOf: TraceOf = () => undefined,
   ): Promise<void> {
@@ -42,9 +43,15 @@ export class JournalOutcomesStep {
       ],
       this.config.topics.journal,
     );
-    // Intents first (their positions were reserved), then the rest in order: the journal copies
-    // take their positions here, under the head lock, so in chain order.
-    await enqueueOutbox(tx, [...(outcomes.intents ?? []), ...outcomes.deadLetters, ...copies]);
+    const intents = outcomes.intents ?? [];
+    try {
+      // Intents first (their positions were reserved), then the rest in order: the journal copies
+      // take their positions here, under the head lock, so in chain order.
+      await enqueueOutbox(tx, [...intents, ...outcomes.deadLetters, ...copies]);
+    } catch (e) {
+      // The intents' rows are the sink's (ADR 0005): the slice is redone intent by intent.
+      throw intents.length > 0 ? new IntentSinkError(e) : e;
+    }
     if (outcomes.deadLetters.length > 0) this.log.warn(`${outcomes.deadLetters.length} message(s) dead-lettered`);
   }
 

@@ -108,3 +108,52 @@ export function canonicalJson(value: unknown): string {
   if (typeof text !== 'string') throw new CanonicalizationError('value has no JSON form');
   return text;
 }
+
+/** The end (exclusive) of the JSON string that starts at `i` (a '"'). */
+function stringEnd(text: string, i: number): number {
+  let j = i + 1;
+  for (;;) {
+    const q = text.indexOf('"', j);
+    if (q < 0) throw new CanonicalizationError('unterminated string in canonical text');
+    let backslashes = 0;
+    for (let k = q - 1; text.charCodeAt(k) === 0x5c; k--) backslashes++;
+    if (backslashes % 2 === 0) return q + 1;
+    j = q + 1;
+  }
+}
+
+/**
+ * The canonical text of `{...object, [key]: value}`, from the object's canonical text: the member
+ * is inserted where RFC 8785 sorts it (keys by UTF-16 code units) by a scan of the top level, so a
+ * caller that needs the canonical text of an object with and without one member canonicalises it
+ * once (ADR 0049). Throws if the object already has that member or the text is not an object.
+ */
+export function canonicalJsonWithMember(canonicalObject: string, key: string, value: unknown): string {
+  // A string's JCS form is ECMAScript's JSON.stringify of it (RFC 8785 3.2.2.2) once lone
+  // surrogates are refused: no walk is needed for the key or for a string value (a token).
+  assertString(key, [key], 'property name');
+  if (typeof value === 'string') assertString(value, [key], 'string');
+  const member = `${JSON.stringify(key)}:${typeof value === 'string' ? JSON.stringify(value) : canonicalJson(value)}`;
+  if (canonicalObject.length < 2 || canonicalObject[0] !== '{' || canonicalObject[canonicalObject.length - 1] !== '}') {
+    throw new CanonicalizationError('canonical text is not an object');
+  }
+  if (canonicalObject === '{}') return `{${member}}`;
+  let depth = 0;
+  let memberStart = 1;
+  for (let i = 1; i < canonicalObject.length - 1; i++) {
+    const c = canonicalObject.charCodeAt(i);
+    if (c === 0x22) {
+      const end = stringEnd(canonicalObject, i);
+      if (depth === 0 && i === memberStart) {
+        const existing = JSON.parse(canonicalObject.slice(i, end)) as string;
+        if (existing === key) throw new CanonicalizationError(`object already has member ${JSON.stringify(key)}`);
+        // JavaScript compares strings by UTF-16 code units, as RFC 8785 sorts keys.
+        if (key < existing) return `${canonicalObject.slice(0, i)}${member},${canonicalObject.slice(i)}`;
+      }
+      i = end - 1;
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c && depth === 0) memberStart = i + 1;
+  }
+  return `${canonicalObject.slice(0, -1)},${member}}`;
+}

@@ -1,4 +1,4 @@
-import { GENESIS_HASH, chainHash } from './chain-hash';
+import { GENESIS_HASH, chainHash, chainLink } from './chain-hash';
 import { sha256Hex } from './hash';
 
 describe('chainHash', () => {
@@ -13,6 +13,12 @@ describe('chainHash', () => {
       GENESIS_HASH + `{"journalSeq":"1","kind":"tool_result","prevHash":"${GENESIS_HASH}","success":true}`,
     );
     expect(chainHash(GENESIS_HASH, entry)).toBe(expected);
+  });
+
+  it('chainLink gives the same hash and the canonical text it hashed', () => {
+    const link = chainLink(GENESIS_HASH, entry);
+    expect(link).toEqual({ hash: chainHash(GENESIS_HASH, entry), canonical: `{"journalSeq":"1","kind":"tool_result","prevHash":"${GENESIS_HASH}","success":true}` });
+    expect(() => chainLink(GENESIS_HASH, { ...entry, hash: undefined })).toThrow(/hash/);
   });
 
   it('is deterministic and independent of key order', () => {

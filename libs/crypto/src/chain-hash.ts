@@ -12,6 +12,14 @@ const HEX64 = /^[0-9a-f]{64}$/;
  * would make the chain depend on whatever stale value was left there.
  */
 export function chainHash(prevHash: string, entryWithoutHash: Record<string, unknown>): string {
+  return chainLink(prevHash, entryWithoutHash).hash;
+}
+
+/**
+ * chainHash and the canonical text it hashed, for a writer that stores that text too: one
+ * canonicalisation per entry instead of two (ADR 0049).
+ */
+export function chainLink(prevHash: string, entryWithoutHash: Record<string, unknown>): { hash: string; canonical: string } {
   if (typeof prevHash !== 'string' || !HEX64.test(prevHash)) {
     throw new Error('chainHash: prevHash must be 64 lowercase hex characters');
   }
@@ -21,5 +29,6 @@ export function chainHash(prevHash: string, entryWithoutHash: Record<string, unk
   if (Object.prototype.hasOwnProperty.call(entryWithoutHash, 'hash')) {
     throw new Error('chainHash: entry still has a `hash` key; remove it before hashing');
   }
-  return sha256Hex(prevHash + canonicalJson(entryWithoutHash));
+  const canonical = canonicalJson(entryWithoutHash);
+  return { hash: sha256Hex(prevHash + canonical), canonical };
 }

@@ -1,7 +1,7 @@
-import { canonicalJson, chainHash } from '@arvis/crypto';
+import { chainLink } from '@arvis/crypto';
 import { isFinalKind, JournalEntryDraftSchema, SPEC_VERSION, type JournalEntry } from '@arvis/contracts';
-import { insertRows, type ColumnMap, type Tx } from '@arvis/persistence';
-import { enqueueOutbox } from '@arvis/outbox';
+import { unnestOf, type ColumnMap, type Tx } from '@arvis/persistence';
+import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
 import { traceIdOf, type TraceCarrier } from '@arvis/tracing';
 import type { JournalDraft } from './entries';
 
@@ -60,7 +60,19 @@ function stamp(drafts: readonly JournalDraft[], recordedAt: string) {
  * column, never in the hashed entry text (ADR 0028).
  */
 export async function appendJournal(tx: Tx, drafts: readonly JournalDraft[], journalTopic: string): Promise<JournalEntry[]> {
-  if (drafts.length === 0) return [];
+  const { entries, outbox } = await chainJournal(tx, drafts, journalTopic);
+  await enqueueOutbox(tx, outbox);
+  return entries;
+}
+
+/**
+ * appendJournal without the outbox insert: the entries are chained and stored, and their topic
+ * copies are handed back for the caller to enqueue in its own one outbox statement (the
+ * authorizer's slice, ADR 0049), still inside the transaction that holds the head lock, so they
+ * take outbox positions in chain order.
+ */
+export async function chainJournal(tx: Tx, drafts: readonly JournalDraft[], journalTopic: string): Promise<{ entries: JournalEntry[]; outbox: OutboxRow[] }> {
+  if (drafts.length === 0) return { entries: [], outbox: [] };
   const head = await tx.$queryRaw<{ last_seq: bigint; last_hash: string; chain: string; db_now: Date }[]>`
     SELECT last_seq, last_hash, chain, now() AS db_now FROM journal_head WHERE id = 1 FOR UPDATE`;
   if (head.length !== 1) throw new Error('journal_head row missing: run the migrations');
@@ -72,19 +84,29 @@ export async function appendJournal(tx: Tx, drafts: readonly JournalDraft[], jou
     seq += 1n;
     // chain is hashed: an entry cannot be moved to another chain unnoticed (ADR 0025).
     const unhashed = { ...draft, chain: head[0].chain, journalSeq: seq.toString(), prevHash };
-    const hash = chainHash(prevHash, unhashed);
+    // The canonical text hashed is the text stored: one canonicalisation per entry.
+    const { hash, canonical } = chainLink(prevHash, unhashed);
     const entry = { ...unhashed, hash, ...(traceId ? { traceId } : {}) } as JournalEntry;
     entries.push(entry);
-    rows.push({ journalSeq: seq, entry, unhashed: canonicalJson(unhashed), trace });
+    rows.push({ journalSeq: seq, entry, unhashed: canonical, trace });
     prevHash = hash;
   }
-  await insertRows(tx, 'journal', JOURNAL_COLUMNS, rows);
-  const moved = await tx.$executeRaw`
-    UPDATE journal_head SET last_seq = ${seq}, last_hash = ${prevHash} WHERE id = 1`;
-  if (moved !== 1) throw new Error('journal head did not move');
-  await enqueueOutbox(
-    tx,
-    rows.map((r) => ({ topic: journalTopic, key: r.entry.runId, payload: JSON.stringify(r.entry), traceContext: r.trace })),
+  await insertAndMoveHead(tx, rows, seq, prevHash);
+  return { entries, outbox: rows.map((r) => ({ topic: journalTopic, key: r.entry.runId, payload: JSON.stringify(r.entry), traceContext: r.trace })) };
+}
+
+/** The entries and the head's move in one statement; both row counts are checked. */
+async function insertAndMoveHead(tx: Tx, rows: JournalRow[], lastSeq: bigint, lastHash: string): Promise<void> {
+  const u = unnestOf(JOURNAL_COLUMNS, rows);
+  const n = u.params.length;
+  const [done] = await tx.$queryRawUnsafe<{ inserted: number; moved: number }[]>(
+    `WITH inserted AS (INSERT INTO journal (${u.names.join(', ')}) SELECT * FROM ${u.sql} RETURNING 1),
+          moved AS (UPDATE journal_head SET last_seq = $${n + 1}::bigint, last_hash = $${n + 2}::text WHERE id = 1 RETURNING 1)
+     SELECT (SELECT count(*) FROM inserted)::int AS inserted, (SELECT count(*) FROM moved)::int AS moved`,
+    ...u.params,
+    lastSeq.toString(),
+    lastHash,
   );
-  return entries;
+  if (done.inserted !== rows.length) throw new Error(`inserted ${done.inserted} of ${rows.length} rows into journal`);
+  if (done.moved !== 1) throw new Error('journal head did not move');
 }

@@ -1,4 +1,4 @@
-export { appendJournal, JournalDraftError } from './append-journal';
+export { appendJournal, chainJournal, JournalDraftError } from './append-journal';
 export {
   auditIncompleteEntry,
   capabilityRefusalEntry,

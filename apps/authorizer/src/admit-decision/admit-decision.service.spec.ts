@@ -2,14 +2,13 @@ import { generateKeyPairSync } from 'node:crypto';
 import { buildEffectContext, type AuthorizedEffectContext } from '@arvis/effect-context';
 import { sha256Hex } from '@arvis/crypto';
 import { mintIdentityToken } from '@arvis/decision-client';
-import type { Tx } from '@arvis/persistence';
 import type { Authorized } from '../authorize-decision/authorization.types';
 import type { AuthorizerConfig } from '../config/authorizer.config';
 import { VerifyIdentityService } from '../verify-identity/verify-identity.service';
 import { AdmitDecisionService } from './admit-decision.service';
 
-// Admission's own judgement, without a database: the transaction is reduced to the two reads
-// admission makes (database time, revoked sessions). The e2e specs cover the same service
+// Admission's own judgement, without a database: admission is handed what the slice's read
+// statement read for it (database time, revoked sessions). The e2e specs cover the same service
 // against PostgreSQL for revoked sessions and expired tokens; a context that differs cannot be
 // produced over the wire (the same claims rebuild the same context), so it is proved here.
 // Admission re-checks the claims kept for the decision, never a token (ADR 0035).
@@ -30,13 +29,8 @@ const config = {
   },
 } as unknown as AuthorizerConfig;
 
-function fakeTx(now: Date, revokedHashes: string[] = []): Tx {
-  return {
-    // The admission reads the revoked sessions (the only query naming revoked_sessions), else now().
-    $queryRaw: async (strings: TemplateStringsArray) =>
-      strings.join('?').includes('revoked_sessions') ? revokedHashes.map((session_id_hash) => ({ session_id_hash })) : [{ now }],
-  } as unknown as Tx;
-}
+/** What the slice's read statement hands admission: database time and the revoked session hashes. */
+const at = (now: Date, revokedHashes: string[] = []) => ({ now, revokedSessions: new Set(revokedHashes) });
 
 const withIssuer = (edit: Record<string, unknown>) =>
   ({ identity: { ...config.identity, issuers: [{ ...config.identity.issuers[0], ...edit }] } }) as unknown as AuthorizerConfig;
@@ -59,7 +53,7 @@ describe('admission', () => {
 
   it('admits a decision whose effect context the token rebuilds exactly', async () => {
     const a = await authorized();
-    expect(await admission.admit(fakeTx(new Date()), [a])).toEqual({ admitted: [a], refused: [] });
+    expect(await admission.admit([a], at(new Date()))).toEqual({ admitted: [a], refused: [] });
   });
 
   it.each([
@@ -69,25 +63,25 @@ describe('admission', () => {
     ['sessionIdHash', (c: AuthorizedEffectContext) => ({ ...c, sessionIdHash: null })],
   ])('refuses with effect_context_mismatch when the authorized context differs in %s', async (field, edit) => {
     const a = await authorized(edit);
-    const { admitted, refused } = await admission.admit(fakeTx(new Date()), [a]);
+    const { admitted, refused } = await admission.admit([a], at(new Date()));
     expect(admitted).toEqual([]);
     expect(refused).toEqual([{ authorized: a, reasonCode: 'effect_context_mismatch', detail: `effect context differs in ${field}` }]);
   });
 
   it('refuses a revoked session and a token expired by database time with identity_invalid', async () => {
     const a = await authorized();
-    const revoked = await admission.admit(fakeTx(new Date(), [sha256Hex('s-1')]), [a]);
+    const revoked = await admission.admit([a], at(new Date(), [sha256Hex('s-1')]));
     expect(revoked.refused.map((r) => [r.reasonCode, r.detail])).toEqual([['identity_invalid', 'at admission: the session was revoked']]);
-    const later = await admission.admit(fakeTx(new Date(Date.now() + 3_600_000)), [a]);
+    const later = await admission.admit([a], at(new Date(Date.now() + 3_600_000)));
     expect(later.refused.map((r) => [r.reasonCode, r.detail])).toEqual([['identity_invalid', 'at admission: token expired']]);
   });
 
   it('refuses the kept claims once their issuer is no longer trusted or its rules changed', async () => {
     const a = await authorized();
     const gone = new AdmitDecisionService(new VerifyIdentityService({ identity: { ...config.identity, issuers: [] } } as unknown as AuthorizerConfig));
-    expect((await gone.admit(fakeTx(new Date()), [a])).refused.map((r) => r.detail)).toEqual(['at admission: issuer "test-idp" is not trusted']);
+    expect((await gone.admit([a], at(new Date()))).refused.map((r) => r.detail)).toEqual(['at admission: issuer "test-idp" is not trusted']);
     const narrowed = new AdmitDecisionService(new VerifyIdentityService(withIssuer({ tenants: ['acme'] })));
-    expect((await narrowed.admit(fakeTx(new Date()), [a])).refused.map((r) => r.detail)).toEqual([
+    expect((await narrowed.admit([a], at(new Date()))).refused.map((r) => r.detail)).toEqual([
       'at admission: issuer_rules_changed: the rules or keys of issuer "test-idp" changed since the token was verified',
     ]);
   });
@@ -97,13 +91,13 @@ describe('admission', () => {
     const admissionBound = new AdmitDecisionService(new VerifyIdentityService(bound));
     const later = new Date(Date.now() + 3_600_000);
     const resumed = await authorized((c) => c, bound, true);
-    expect((await admissionBound.admit(fakeTx(later), [resumed])).admitted).toEqual([resumed]);
-    const revoked = await admissionBound.admit(fakeTx(later, [sha256Hex('s-1')]), [resumed]);
+    expect((await admissionBound.admit([resumed], at(later))).admitted).toEqual([resumed]);
+    const revoked = await admissionBound.admit([resumed], at(later, [sha256Hex('s-1')]));
     expect(revoked.refused.map((r) => r.detail)).toEqual(['at admission: the session was revoked']);
     // A retry (not resumed) keeps the token's expiry, and so does the default rule.
     const retried = await authorized((c) => c, bound, false);
-    expect((await admissionBound.admit(fakeTx(later), [retried])).refused.map((r) => r.detail)).toEqual(['at admission: token expired']);
+    expect((await admissionBound.admit([retried], at(later))).refused.map((r) => r.detail)).toEqual(['at admission: token expired']);
     const byDefault = await authorized((c) => c, config, true);
-    expect((await admission.admit(fakeTx(later), [byDefault])).refused.map((r) => r.detail)).toEqual(['at admission: token expired']);
+    expect((await admission.admit([byDefault], at(later))).refused.map((r) => r.detail)).toEqual(['at admission: token expired']);
   });
 });

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { buildEffectContext, diffEffectContext } from '@arvis/effect-context';
-import type { Tx } from '@arvis/persistence';
 import type { Authorized } from '../authorize-decision/authorization.types';
 import { VerifyIdentityService } from '../verify-identity/verify-identity.service';
 
@@ -21,17 +20,13 @@ export interface AdmissionRefusal {
 export class AdmitDecisionService {
   constructor(private readonly identity: VerifyIdentityService) {}
 
-  /** `databaseNow`: the transaction's `now()`, when the caller already read it. */
-  async admit(tx: Tx, candidates: Authorized[], databaseNow?: Date): Promise<{ admitted: Authorized[]; refused: AdmissionRefusal[] }> {
+  /**
+   * `at`: the slice transaction's `now()` and the revoked session hashes among the slice's, both
+   * read by the slice's one read statement (decision-pipeline/read-slice.ts).
+   */
+  async admit(candidates: Authorized[], at: { now: Date; revokedSessions: ReadonlySet<string> }): Promise<{ admitted: Authorized[]; refused: AdmissionRefusal[] }> {
     if (candidates.length === 0) return { admitted: [], refused: [] };
-    const now = databaseNow ?? (await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`)[0].now;
-    const hashes = candidates.flatMap((c) => (c.effectContext.sessionIdHash ? [c.effectContext.sessionIdHash] : []));
-    const revoked = new Set(
-      (
-        await tx.$queryRaw<{ session_id_hash: string }[]>`
-          SELECT session_id_hash FROM revoked_sessions WHERE session_id_hash = ANY(${hashes}::text[]) AND revoked_at <= ${now}`
-      ).map((r) => r.session_id_hash),
-    );
+    const { now, revokedSessions: revoked } = at;
     const admitted: Authorized[] = [];
     const refused: AdmissionRefusal[] = [];
     for (const a of candidates) {

@@ -2,16 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import { clipText, type ReasonCode } from '@arvis/contracts';
 import { buildEffectContext, deriveIdempotencyKey, freezePayload, type VerifiedIdentity } from '@arvis/effect-context';
 import { deepFreeze } from '@arvis/crypto';
-import { PrismaService } from '@arvis/persistence';
 import { ToolCatalog, type ToolSpec } from '@arvis/tool-catalog';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
+import type { SliceNeeds, SliceReads } from '../decision-pipeline/read-slice';
 import type { StoredIdentity } from '../verify-identity/stored-identity';
 import { VerifyIdentityService, type IdentityResult } from '../verify-identity/verify-identity.service';
 import {
   UNAUTHENTICATED,
   UNKNOWN_TENANT,
   type Authorization,
-  type ConfirmationRow,
   type Decision,
   type PolicyData,
 } from './authorization.types';
@@ -29,27 +28,54 @@ export interface AuthorizeItem {
   resumed: boolean;
 }
 
+/** The gate data as policy looks it up. */
+function policyData(reads: SliceReads): PolicyData {
+  return {
+    consentTenants: new Set(reads.consent.map((c) => c.tenant)),
+    consentGrants: new Set(reads.consent.map((c) => `${c.tenant}|${c.principal}|${c.consentKey}`)),
+    egressTenants: new Set(reads.egress.map((e) => e.tenant)),
+    egressAllowed: new Set(reads.egress.map((e) => `${e.tenant}|${e.provider}`)),
+    confirmations: new Map(reads.confirmations.map((c) => [c.confirmationId, c])),
+    databaseNow: reads.now,
+  };
+}
+
 @Injectable()
 export class AuthorizeDecisionService {
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly identity: VerifyIdentityService,
     private readonly catalog: ToolCatalog,
-    private readonly prisma: PrismaService,
   ) {}
+
+  /**
+   * What policy must read for these decisions: gate data only for the tenants whose tool declares
+   * that gate, and only the confirmations presented. Read in the slice's transaction (ADR 0049).
+   */
+  needsOf(items: readonly AuthorizeItem[]): Pick<SliceNeeds, 'consentTenants' | 'egressTenants' | 'confirmationIds'> {
+    const consent = new Set<string>();
+    const egress = new Set<string>();
+    const confirmations = new Set<string>();
+    for (const x of items) {
+      const tenant = x.identity?.ok ? x.identity.identity.tenant : x.stored?.tenant;
+      const manifest = this.catalog.get(x.decision.tool)?.manifest;
+      if (tenant !== undefined && manifest?.requiredConsent) consent.add(tenant);
+      if (tenant !== undefined && manifest?.provider && manifest.dataEgress) egress.add(tenant);
+      if (x.decision.confirmationId) confirmations.add(x.decision.confirmationId);
+    }
+    return { consentTenants: [...consent], egressTenants: [...egress], confirmationIds: [...confirmations] };
+  }
 
   /**
    * `identity` is the token as verified at intake (a message from the topic); a decision the
    * system made (a retry, a resumed confirmation) brings the claims stored then instead, and they
    * are re-checked here (ADR 0035). Either way expiry is judged by the database's clock, like
-   * every other time in the record.
+   * every other time in the record: `reads.now`, the slice transaction's.
    */
-  async authorizeAll(items: AuthorizeItem[]): Promise<Authorization[]> {
+  async authorizeAll(items: AuthorizeItem[], reads: SliceReads): Promise<Authorization[]> {
     if (items.length === 0) return [];
-    const decisions = items.map((x) => x.decision);
-    const [{ now }] = await this.prisma.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
-    const identities = await Promise.all(items.map((x) => this.identityOf(x, now)));
-    const data = await this.loadPolicyData(decisions, identities, now);
+    const identities = await Promise.all(items.map((x) => this.identityOf(x, reads.now)));
+    const data = policyData(reads);
     return items.map((x, i) => this.evaluate(x.decision, identities[i], data, x.resumed));
   }
 
@@ -67,30 +93,6 @@ export class AuthorizeDecisionService {
       return { ok: false, reasonCode: 'identity_invalid', detail: 'token expired (by database time)' };
     }
     return result;
-  }
-
-  /** One round trip per table for the whole batch. */
-  private async loadPolicyData(decisions: Decision[], identities: IdentityResult[], databaseNow: Date): Promise<PolicyData> {
-    const tenants = [...new Set(identities.flatMap((r) => (r.ok ? [r.identity.tenant] : [])))];
-    const confirmationIds = [...new Set(decisions.flatMap((d) => (d.confirmationId ? [d.confirmationId] : [])))];
-    const sql = this.prisma.sql;
-    const [consent, egress, confirmations] = await Promise.all([
-      sql.$queryRaw<{ tenant: string; principal: string; consentKey: string }[]>`
-        SELECT tenant, principal, consent_key AS "consentKey" FROM consent_grants WHERE tenant = ANY(${tenants}::text[])`,
-      sql.$queryRaw<{ tenant: string; provider: string }[]>`SELECT tenant, provider FROM egress_policies WHERE tenant = ANY(${tenants}::text[])`,
-      sql.$queryRaw<ConfirmationRow[]>`
-        SELECT confirmation_id AS "confirmationId", tenant, principal, issuer, tool, payload_sha256 AS "payloadSha256", status,
-               grant_expires_at AS "grantExpiresAt"
-        FROM confirmations WHERE confirmation_id = ANY(${confirmationIds}::text[])`,
-    ]);
-    return {
-      consentTenants: new Set(consent.map((c) => c.tenant)),
-      consentGrants: new Set(consent.map((c) => `${c.tenant}|${c.principal}|${c.consentKey}`)),
-      egressTenants: new Set(egress.map((e) => e.tenant)),
-      egressAllowed: new Set(egress.map((e) => `${e.tenant}|${e.provider}`)),
-      confirmations: new Map(confirmations.map((c) => [c.confirmationId, c])),
-      databaseNow,
-    };
   }
 
   private evaluate(decision: Decision, verified: IdentityResult, data: PolicyData, resumed: boolean): Authorization {

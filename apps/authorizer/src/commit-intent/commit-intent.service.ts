@@ -4,7 +4,7 @@ import { SPEC_VERSION, type IntentMessage, type ReasonCode, type UnsignedIntentM
 import { capabilityCommitmentOf, effectContextCommitment, intentCommitmentOf, type IntentCommitmentMaterial } from '@arvis/effect-context';
 import { canonicalJson, commitment, loadEd25519PrivateKey, signCanonical, type SigningKey } from '@arvis/crypto';
 import { CapabilityStore, ConfirmationNotReservable, ConfirmationStore, type MintedCapability } from '@arvis/lifecycle';
-import { enqueueOutbox, reserveOutboxSeqs } from '@arvis/outbox';
+import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
 import { insertRows, Prisma, StoreFingerprint, type ColumnMap, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import type { TraceCarrier } from '@arvis/tracing';
@@ -25,6 +25,11 @@ export interface AbortedIntent {
 export interface CommitResult {
   messages: IntentMessage[];
   aborted: AbortedIntent[];
+  /**
+   * The recorded intents' outbox rows, for the slice's one outbox statement (ADR 0049); empty
+   * when `isolate` is true (each intent's row went in under its own savepoint).
+   */
+  outbox: OutboxRow[];
 }
 
 /** Thrown from the bulk path so the caller retries the slice with one savepoint per intent. */
@@ -92,13 +97,16 @@ export class CommitIntentService {
   }
 
   /**
-   * `isolate` false: one multi-row insert per table (the hot path); any failure throws
-   * IntentSinkError and the caller retries the slice with `isolate` true, where each intent has
-   * its own savepoint and a failure aborts that decision only.
+   * `isolate` false: one multi-row insert per table (the hot path), the outbox rows handed back;
+   * any failure throws IntentSinkError and the caller retries the slice with `isolate` true,
+   * where each intent has its own savepoint and a failure aborts that decision only.
+   * `positions`: outbox sequence numbers the slice's read statement reserved, in order.
    */
-  async commit(tx: Tx, authorized: Authorized[], committedAt: Date, isolate: boolean, traceOf?: TraceOf): Promise<CommitResult> {
-    if (authorized.length === 0) return { messages: [], aborted: [] };
-    const seqs = await reserveOutboxSeqs(tx, authorized.length);
+  async commit(tx: Tx, authorized: Authorized[], at: { committedAt: Date; positions: readonly bigint[] }, isolate: boolean, traceOf?: TraceOf): Promise<CommitResult> {
+    if (authorized.length === 0) return { messages: [], aborted: [], outbox: [] };
+    const { committedAt } = at;
+    if (at.positions.length < authorized.length) throw new Error(`${at.positions.length} outbox positions reserved for ${authorized.length} intents`);
+    const seqs = at.positions;
     const aborted: AbortedIntent[] = [];
     const accepted: Prepared[] = [];
     for (let i = 0; i < authorized.length; i++) {
@@ -114,9 +122,10 @@ export class CommitIntentService {
       else accepted.push(p);
     }
     const recorded: Prepared[] = [];
+    const outbox: OutboxRow[] = [];
     if (!isolate) {
       try {
-        await this.record(tx, accepted);
+        outbox.push(...(await this.record(tx, accepted)));
         recorded.push(...accepted);
       } catch (e) {
         throw new IntentSinkError(e);
@@ -125,7 +134,7 @@ export class CommitIntentService {
       for (const p of accepted) {
         await tx.$executeRawUnsafe('SAVEPOINT intent_sink');
         try {
-          await this.record(tx, [p]);
+          await enqueueOutbox(tx, await this.record(tx, [p]));
           await tx.$executeRawUnsafe('RELEASE SAVEPOINT intent_sink');
           recorded.push(p);
         } catch (e) {
@@ -145,7 +154,7 @@ export class CommitIntentService {
       }
     }
     await this.revokeWithoutIntent(tx, aborted);
-    return { messages: recorded.map((p) => p.message), aborted };
+    return { messages: recorded.map((p) => p.message), aborted, outbox };
   }
 
   /** The committed material, once: it is hashed, stored as the intent row and echoed in the message. */
@@ -237,8 +246,9 @@ export class CommitIntentService {
     };
   }
 
-  private async record(tx: Tx, prepared: Prepared[]): Promise<void> {
-    if (prepared.length === 0) return;
+  /** The confirmations' reservation, the intents and the capabilities; returns the outbox rows to enqueue. */
+  private async record(tx: Tx, prepared: Prepared[]): Promise<OutboxRow[]> {
+    if (prepared.length === 0) return [];
     for (const p of prepared) await this.faults.beforeIntentInsert(tx, p.a.decision.decisionId);
     for (const p of prepared) p.intent.message = JSON.stringify(p.message);
     // approved -> reserved by this capability, only for exactly this action and while the grant
@@ -253,10 +263,7 @@ export class CommitIntentService {
     );
     await insertRows(tx, 'intents', INTENT_COLUMNS, prepared);
     await this.capabilities.mint(tx, prepared.map((p) => p.capability));
-    await enqueueOutbox(
-      tx,
-      prepared.map((p) => ({ seq: p.seq, topic: this.config.topics.intents, key: p.message.runId, payload: p.intent.message!, traceContext: p.trace })),
-    );
+    return prepared.map((p) => ({ seq: p.seq, topic: this.config.topics.intents, key: p.message.runId, payload: p.intent.message!, traceContext: p.trace }));
   }
 
   /** minted -> revoked for every aborted intent: the capability exists, and can never run. */

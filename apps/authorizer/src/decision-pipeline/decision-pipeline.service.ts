@@ -1,22 +1,25 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PrismaService, type Tx } from '@arvis/persistence';
+import { ToolCatalog } from '@arvis/tool-catalog';
 import { Tracing } from '@arvis/tracing';
 import { AdmitDecisionService } from '../admit-decision/admit-decision.service';
-import { AuthorizeDecisionService } from '../authorize-decision/authorize-decision.service';
+import { AuthorizeDecisionService, type AuthorizeItem } from '../authorize-decision/authorize-decision.service';
 import type { Authorization, Authorized, Parked, Refused } from '../authorize-decision/authorization.types';
 import { CommitIntentService, IntentSinkError, type AbortedIntent } from '../commit-intent/commit-intent.service';
 import { JournalOutcomesStep } from '../journal-outcomes/journal-outcomes.step';
 import { ParkDecisionStep } from '../park-decision/park-decision.step';
 import { RecordInboxStep, type Fresh } from '../record-inbox/record-inbox.step';
 import { DecisionTraces } from './decision-traces';
-import type { BatchOutcome, PipelineInput } from './pipeline.types';
+import type { BatchOutcome, Candidate, PipelineInput } from './pipeline.types';
+import { readSlice, type SliceReads } from './read-slice';
 
 /**
  * The one path every decision takes, whoever hands it in (the decisions consumer, the resume
- * worker, the retry worker), in named steps:
- *   authorize-decision (policy, outside the transaction), then in one transaction:
- *   record-inbox (sort) → admit-decision → commit-intent → park-decision → record-inbox (write)
- *   → journal-outcomes → the source's acknowledgement.
+ * worker, the retry worker), in named steps, all in one transaction (ADR 0049):
+ *   the source's claim → the slice's one read statement → record-inbox (sort) →
+ *   authorize-decision (policy) → admit-decision → commit-intent → park-decision →
+ *   record-inbox (write) → journal-outcomes (with the slice's one outbox statement) → the
+ *   source's acknowledgement.
  * Offsets (for the consumer) are committed only after this resolves (ADR 0001).
  */
 @Injectable()
@@ -32,6 +35,7 @@ export class DecisionPipeline {
     private readonly parking: ParkDecisionStep,
     private readonly journal: JournalOutcomesStep,
     private readonly tracing: Tracing,
+    private readonly catalog: ToolCatalog,
   ) {}
 
   async run(input: PipelineInput): Promise<BatchOutcome> {
@@ -47,16 +51,12 @@ export class DecisionPipeline {
   }
 
   private async runTraced(input: PipelineInput, traces: DecisionTraces): Promise<BatchOutcome> {
-    const outcomes = await this.authorizer.authorizeAll(
-      input.candidates.map((c) => ({ decision: c.decision, identity: c.identity, stored: c.stored, resumed: c.origin.kind === 'resumed' })),
-    );
     const attempt = (savepointPerIntent: boolean) =>
       this.prisma
         .tx(async (tx) => {
           const mine = input.claim ? await input.claim(tx) : () => true;
-          const keep = input.candidates.map(mine);
-          const own = { ...input, candidates: input.candidates.filter((_, i) => keep[i]) };
-          const result = await this.inTransaction(tx, own, outcomes.filter((_, i) => keep[i]), savepointPerIntent, traces);
+          const own = { ...input, candidates: input.candidates.filter(mine) };
+          const result = await this.inTransaction(tx, own, savepointPerIntent, traces);
           await input.acknowledge?.(tx, own.candidates);
           return result;
         })
@@ -75,21 +75,37 @@ export class DecisionPipeline {
     }
   }
 
-  private async inTransaction(tx: Tx, input: PipelineInput, outcomes: Authorization[], savepointPerIntent: boolean, traces: DecisionTraces): Promise<BatchOutcome> {
+  /** Policy's, the inbox's and admission's reads in one statement, first in the transaction (ADR 0049). */
+  private read(tx: Tx, candidates: Candidate[]): Promise<SliceReads> {
+    const needs = this.authorizer.needsOf(candidates.map(itemOf));
+    const sessions = new Set(candidates.flatMap((c) => (c.identity?.ok ? c.identity.identity.sessionId : c.stored?.sessionId) ?? []));
+    return readSlice(tx, {
+      ...needs,
+      claiming: candidates.filter((c) => c.origin.kind !== 'resumed').map((c) => c.decision.decisionId),
+      sessionIds: [...sessions],
+      // An upper bound: every decision with an identity and a known tool might be allowed. An
+      // unused position is a gap, as after a rollback.
+      positions: candidates.filter((c) => (c.identity?.ok || c.stored) && this.catalog.get(c.decision.tool)).length,
+    });
+  }
+
+  private async inTransaction(tx: Tx, input: PipelineInput, savepointPerIntent: boolean, traces: DecisionTraces): Promise<BatchOutcome> {
     // The record's time is the database's: journal entries' recordedAt, the receipt's committedAt.
-    const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
-    const { fresh, redelivered, conflicts } = await this.inbox.sort(tx, input.candidates, outcomes);
-    const of = <T extends Authorization>(keep: (o: Authorization) => o is T) => fresh.map((f) => f.outcome).filter(keep);
+    const reads = await this.read(tx, input.candidates);
+    const { fresh: sorted, redelivered, conflicts } = this.inbox.sort(input.candidates, reads.inbox);
+    const outcomes = await this.authorizer.authorizeAll(sorted.map(itemOf), reads);
+    const fresh: Fresh[] = sorted.map((candidate, i) => ({ candidate, outcome: outcomes[i] }));
+    const of = <T extends Authorization>(keep: (o: Authorization) => o is T) => outcomes.filter(keep);
     const authorized = of((o): o is Authorized => o.ok);
     const refused = of((o): o is Refused => !o.ok && !o.parked);
     const parked = of((o): o is Parked => !o.ok && o.parked === true);
 
-    const { admitted, refused: notAdmitted } = await this.admission.admit(tx, authorized, now);
+    const { admitted, refused: notAdmitted } = await this.admission.admit(authorized, reads);
     const notAdmittedAborts: AbortedIntent[] = notAdmitted.map((x) => ({ authorized: x.authorized, reasonCode: x.reasonCode, detail: x.detail }));
     await this.intents.revokeWithoutIntent(tx, notAdmittedAborts);
     traces.startCommits(admitted.map((a) => a.decision.decisionId));
-    const { aborted: sinkAborts } = await this.intents.commit(tx, admitted, now, savepointPerIntent, traces.traceOf);
-    const aborted = [...notAdmittedAborts, ...sinkAborts];
+    const sink = await this.intents.commit(tx, admitted, { committedAt: reads.now, positions: reads.positions }, savepointPerIntent, traces.traceOf);
+    const aborted = [...notAdmittedAborts, ...sink.aborted];
     await this.parking.park(tx, parked);
 
     const abortedIds = new Set(aborted.map((x) => x.authorized.decision.decisionId));
@@ -97,9 +113,9 @@ export class DecisionPipeline {
       f.outcome.ok ? (abortedIds.has(f.candidate.decision.decisionId) ? 'refused' : 'authorized') : f.outcome.parked ? 'parked' : 'refused';
     await this.inbox.write(tx, fresh, statusOf);
     const deadLetters = [...input.deadLetters, ...conflicts];
-    await this.journal.record(tx, { refused, aborted, parked, deadLetters }, traces.traceOf);
+    await this.journal.record(tx, { refused, aborted, parked, deadLetters, intents: sink.outbox }, traces.traceOf);
     return {
-      authorized: admitted.length - sinkAborts.length,
+      authorized: admitted.length - sink.aborted.length,
       refused: refused.length + aborted.length,
       parked: parked.length,
       redelivered,
@@ -107,3 +123,6 @@ export class DecisionPipeline {
     };
   }
 }
+
+/** A candidate as policy takes it. */
+const itemOf = (c: Candidate): AuthorizeItem => ({ decision: c.decision, identity: c.identity, stored: c.stored, resumed: c.origin.kind === 'resumed' });

@@ -21,6 +21,8 @@ export interface Candidate {
   decision: Decision;
   /** Of the decision as received (token included), so a redelivery is told from a conflict. */
   bodySha256: string;
+  /** The decision's canonical text (without the token), when intake computed it: the inbox row's body. */
+  body?: string;
   /** The token as verified at intake (messages); the token itself goes no further (ADR 0035). */
   identity?: IdentityResult;
   /** The claims kept for a decision the system submits again (a retry, a resumed confirmation), re-checked by policy and admission. */

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { clipText } from '@arvis/contracts';
-import { appendJournal, confirmationPendingEntry, decisionRefusalEntry, type JournalDraft } from '@arvis/journal';
+import { chainJournal, confirmationPendingEntry, decisionRefusalEntry, type JournalDraft } from '@arvis/journal';
 import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
 import type { Tx } from '@arvis/persistence';
 import type { Parked, Refused } from '../authorize-decision/authorization.types';
-import type { AbortedIntent } from '../commit-intent/commit-intent.service';
+import { IntentSinkError, type AbortedIntent } from '../commit-intent/commit-intent.service';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import type { TraceOf } from '../decision-pipeline/decision-traces';
 
@@ -13,9 +13,10 @@ const MAX_MESSAGE = 500;
 
 /**
  * The journal entries the authorizer owes for a slice (refusals by policy, refusals at admission
- * or by the intent sink, parked decisions), from the journal's typed factories (appendJournal stamps
- * them with the database's time), and the slice's
- * dead letters: all in the slice's transaction (ADR 0008, 0003).
+ * or by the intent sink, parked decisions), from the journal's typed factories (chainJournal stamps
+ * them with the database's time), and the slice's outbox rows: its intents' messages, its dead
+ * letters and its entries' topic copies, in one statement, all in the slice's transaction
+ * (ADR 0008, 0003, 0049).
  */
 @Injectable()
 export class JournalOutcomesStep {
@@ -25,15 +26,15 @@ export class JournalOutcomesStep {
 
   async record(
     tx: Tx,
-    outcomes: { refused: Refused[]; aborted: AbortedIntent[]; parked: Parked[]; deadLetters: OutboxRow[] },
+    /** `intents`: the recorded intents' outbox rows (bulk path), for the slice's one outbox statement. */
+    outcomes: { refused: Refused[]; aborted: AbortedIntent[]; parked: Parked[]; deadLetters: OutboxRow[]; intents?: OutboxRow[] },
     traceOf: TraceOf = () => undefined,
   ): Promise<void> {
-    await enqueueOutbox(tx, outcomes.deadLetters);
     const traced = (draft: JournalDraft): JournalDraft => {
       const trace = traceOf(draft.decisionId);
       return trace ? { ...draft, trace } : draft;
     };
-    await appendJournal(
+    const { outbox: copies } = await chainJournal(
       tx,
       [
         ...outcomes.refused.map((o) => traced(this.refusalEntry(o))),
@@ -42,6 +43,15 @@ export class JournalOutcomesStep {
       ],
       this.config.topics.journal,
     );
+    const intents = outcomes.intents ?? [];
+    try {
+      // Intents first (their positions were reserved), then the rest in order: the journal copies
+      // take their positions here, under the head lock, so in chain order.
+      await enqueueOutbox(tx, [...intents, ...outcomes.deadLetters, ...copies]);
+    } catch (e) {
+      // The intents' rows are the sink's (ADR 0005): the slice is redone intent by intent.
+      throw intents.length > 0 ? new IntentSinkError(e) : e;
+    }
     if (outcomes.deadLetters.length > 0) this.log.warn(`${outcomes.deadLetters.length} message(s) dead-lettered`);
   }
 

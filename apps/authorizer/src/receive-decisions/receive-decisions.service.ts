@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ActionDecisionSchema, parseInbound, type ActionDecision, type ReasonCode } from '@arvis/contracts';
-import { commitment, sha256Hex } from '@arvis/crypto';
+import { canonicalJson, canonicalJsonWithMember, sha256Hex } from '@arvis/crypto';
 import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
 import type { OutboxRow } from '@arvis/outbox';
 import { AuthorizerFaultPoints } from '../fault-points/fault-points';
@@ -44,18 +44,24 @@ export class ReceiveDecisionsService {
         deadLetters.push(this.deadLetter(message, { reasonCode: 'identity_invalid', detail: identity.detail, decisionId: decision.decisionId }, receivedAt));
         return;
       }
+      // The token stops here (ADR 0035): what goes on is the decision without it, the verified
+      // claims and the token's SHA-256.
+      const { identity: token, ...withoutToken } = decision;
+      let body: string;
       let bodySha256: string;
       try {
-        bodySha256 = commitment(decision);
+        // One canonicalisation of the decision (ADR 0049): the inbox stores it without the token,
+        // and the body hash is of the decision as received, the token spliced back in.
+        body = canonicalJson(withoutToken);
+        bodySha256 = sha256Hex(canonicalJsonWithMember(body, 'identity', token));
       } catch (e) {
         // Valid JSON that RFC 8785 cannot represent (a lone surrogate): unreadable, not a fault.
         deadLetters.push(this.deadLetter(message, { reasonCode: 'malformed_message', detail: `not representable as canonical JSON: ${(e as Error).message}` }, receivedAt));
         return;
       }
-      // The token stops here (ADR 0035): what goes on is the decision without it, the verified
-      // claims and the token's SHA-256.
-      const { identity: token, ...withoutToken } = decision;
-      const candidate: Candidate = { origin: { kind: 'message', message, receivedAt }, decision: withoutToken, bodySha256, identity, identitySha256: identity.ok ? identity.stored.tokenSha256 : sha256Hex(token) };
+      // The verified claims already carry the token's SHA-256: it is not hashed twice.
+      const identitySha256 = identity.ok ? identity.stored.tokenSha256 : sha256Hex(token);
+      const candidate: Candidate = { origin: { kind: 'message', message, receivedAt }, decision: withoutToken, body, bodySha256, identity, identitySha256 };
       // The same decision twice in one slice: the second is a redelivery or a conflict.
       const earlier = seen.get(decision.decisionId);
       if (earlier !== undefined) {

@@ -21,7 +21,7 @@ const INBOX_COLUMNS: ColumnMap<{ c: Candidate; status: InboxStatus }> = {
   tool: ['text', (x) => x.c.decision.tool],
   body_sha256: ['text', (x) => x.c.bodySha256],
   // Without the token (ADR 0035): its SHA-256 and the claims verified from it instead.
-  body: ['text', (x) => canonicalJson(x.c.decision)],
+  body: ['text', (x) => x.c.body ?? canonicalJson(x.c.decision)],
   status: ['text', (x) => x.status],
   identity_sha256: ['text', (x) => x.c.identitySha256],
   identity_claims: ['jsonb', (x) => storedClaimsJson(x.c)],
@@ -43,21 +43,18 @@ export class RecordInboxStep {
 
   constructor(@Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig) {}
 
-  async sort(tx: Tx, candidates: Candidate[], outcomes: Authorization[]): Promise<{ fresh: Fresh[]; redelivered: number; conflicts: OutboxRow[] }> {
-    const claiming = candidates.filter((c) => c.origin.kind !== 'resumed').map((c) => c.decision.decisionId);
-    const existing = await tx.$queryRaw<{ decision_id: string; body_sha256: string }[]>`
-      SELECT decision_id, body_sha256 FROM decision_inbox WHERE decision_id = ANY(${claiming}::text[])`;
-    const known = new Map(existing.map((e) => [e.decision_id, e.body_sha256]));
-    const fresh: Fresh[] = [];
+  /** `known`: body hashes of the inbox rows of the slice's decision ids, from the slice's read statement. */
+  sort(candidates: Candidate[], known: ReadonlyMap<string, string>): { fresh: Candidate[]; redelivered: number; conflicts: OutboxRow[] } {
+    const fresh: Candidate[] = [];
     const conflicts: OutboxRow[] = [];
     let redelivered = 0;
-    candidates.forEach((c, i) => {
+    for (const c of candidates) {
       const prior = c.origin.kind === 'resumed' ? undefined : known.get(c.decision.decisionId);
-      if (prior === undefined) fresh.push({ candidate: c, outcome: outcomes[i] });
+      if (prior === undefined) fresh.push(c);
       else if (prior === c.bodySha256) redelivered++;
       else if (c.origin.kind === 'message') conflicts.push(this.conflict(c, c.origin));
       else this.log.error(`system decision ${c.decision.decisionId} conflicts with a stored one; not submitted again`);
-    });
+    }
     return { fresh, redelivered, conflicts };
   }
 

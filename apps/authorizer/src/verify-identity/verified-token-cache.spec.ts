@@ -96,9 +96,8 @@ describe('a token presented again is served from the verified-token cache', () =
       resumed: false,
       effectContext: buildEffectContext(hit.identity, { processId: 'proc-1', runId: 'run-1' }),
     } as unknown as Authorized;
-    const revoked = [sha256Hex('session-1')];
-    const tx = { $queryRaw: async (s: TemplateStringsArray) => (s.join('?').includes('revoked_sessions') ? revoked.map((h) => ({ session_id_hash: h })) : [{ now: T }]) } as unknown as Tx;
-    const { refused } = await new AdmitDecisionService(identity).admit(tx, [authorized], T);
+    // The slice's read (ADR 0049) found the session revoked.
+    const { refused } = await new AdmitDecisionService(identity).admit([authorized], { now: T, revokedSessions: new Set([sha256Hex('session-1')]) });
     expect(refused).toEqual([expect.objectContaining({ reasonCode: 'identity_invalid', detail: 'at admission: the session was revoked' })]);
   });
 

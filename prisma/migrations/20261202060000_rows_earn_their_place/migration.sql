@@ -15,7 +15,7 @@ DROP INDEX "capabilities_bound_receipt_id_key";
 CREATE UNIQUE INDEX "capabilities_bound_receipt_id_key" ON "capabilities"("bound_receipt_id") WHERE "bound_receipt_id" IS NOT NULL;
 -- Activation leaves the redelivery index (never HOT); consumption and revocation of an activated
 -- capability change no indexed column and find room for the new version on the page.
-ALTER TABLE "capabilities" SET (fillfactor = 85);
+ALTER TABLE "capabilities" SET (fillfactor = 90);
 
 -- intents ---------------------------------------------------------------------------------------
 -- No statement looks intents up by idempotency key or by commitment.
@@ -52,7 +52,7 @@ CREATE INDEX "effects_waits_for_idx" ON "effects"("waits_for") WHERE "waits_for"
 -- finished_at is never earlier), so finishing an effect changes no column of this index.
 DROP INDEX "effects_key_holders_finished_at_idx";
 CREATE INDEX "effects_key_holders_claimed_at_idx" ON "effects"("claimed_at") WHERE "live_key" IS NOT NULL;
-ALTER TABLE "effects" SET (fillfactor = 80);
+ALTER TABLE "effects" SET (fillfactor = 50);
 
 -- confirmations ---------------------------------------------------------------------------------
 -- Moved several times in a parked decision's life; its indexes carry guarantees and the console's

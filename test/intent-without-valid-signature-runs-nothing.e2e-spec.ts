@@ -17,7 +17,8 @@ describe('an intent not signed by the authorizer runs nothing', () => {
     await h.client.send([d]);
     await h.waitUntil('the genuine outcome', async () => (await h.finalRows([d.decisionId])).length === 1);
     const [row] = await h.query<{ payload: string }>(
-      `SELECT o.payload FROM outbox o JOIN intents i ON i.durable_position = o.seq WHERE i.decision_id = $1`,
+      // The signed message as published; its outbox row is deleted once sent (ADR 0048).
+      `SELECT message AS payload FROM intents WHERE decision_id = $1`,
       [d.decisionId],
     );
     const genuine = JSON.parse(row.payload) as Record<string, unknown>;

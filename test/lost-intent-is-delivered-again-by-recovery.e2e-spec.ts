@@ -24,9 +24,9 @@ describe('an accepted intent that was never consumed', () => {
       const [r] = await h.query<{ n: string }>('SELECT count(*)::text AS n FROM intents WHERE decision_id = $1', [d.decisionId]);
       return r.n === '1';
     });
-    // The message is "lost": its row claims to be published, nothing was sent.
+    // The message is "lost": its row is gone as if published (ADR 0048), nothing was sent.
     const lost = await h.db.query(
-      `UPDATE outbox o SET published_at = now() FROM intents i WHERE i.decision_id = $1 AND o.seq = i.durable_position AND o.published_at IS NULL`,
+      `DELETE FROM outbox o USING intents i WHERE i.decision_id = $1 AND o.seq = i.durable_position AND o.published_at IS NULL`,
       [d.decisionId],
     );
     expect(lost.rowCount).toBe(1);

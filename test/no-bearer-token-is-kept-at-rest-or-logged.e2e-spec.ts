@@ -5,6 +5,7 @@ import { mintIdentityToken } from '@arvis/decision-client';
 import { Harness } from './support/harness';
 import type { RunningApp } from './support/services';
 import { Stack } from './support/stack';
+import { readWholeTopic } from './support/topic-reader';
 
 // A bearer token kept anywhere is a token someone can steal and replay (ADR 0035). Decisions go
 // every way a token could be kept: one completes, one is parked, approved and resumed, one
@@ -83,7 +84,10 @@ describe('no bearer token at rest', () => {
     expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['decision_inbox', 'confirmations', 'journal', 'outbox', 'intents']));
     let rest = '';
     for (const { name } of tables) rest += (await h.query<{ t: string }>(`SELECT t::text AS t FROM "${name}" t`)).map((r) => r.t).join('\n');
-    const outboxText = (await h.query<{ payload: string }>('SELECT payload FROM outbox')).map((r) => Buffer.from(r.payload).toString()).join('\n');
+    // Published outbox rows are deleted (ADR 0048): what they held is read back from the topics.
+    const published = (await Promise.all([h.topics.intents, h.topics.journal].map((t) => readWholeTopic(stack.env.brokers, t)))).flat().map((r) => r.value);
+    expect(published.length).toBeGreaterThan(0);
+    const outboxText = [...(await h.query<{ payload: string }>('SELECT payload FROM outbox')).map((r) => Buffer.from(r.payload).toString()), ...published].join('\n');
     // DLQ copies are base64 inside the outbox payload: decode them too.
     const copies = h.journal.deadLetters.map((d) => Buffer.from(d.rawBase64, 'base64').toString()).join('\n');
     const logs = apps.map((a) => readFileSync(a.logFile, 'utf8')).join('\n');

@@ -34,7 +34,8 @@ describe('redelivered decisions and intents change nothing', () => {
 
     // The same signed intent message, twice more, straight onto the intents topic.
     const [intent] = await h.query<{ payload: string }>(
-      `SELECT o.payload FROM outbox o JOIN intents i ON i.durable_position = o.seq WHERE i.decision_id = $1`,
+      // The signed message as published; its outbox row is deleted once sent (ADR 0048).
+      `SELECT message AS payload FROM intents WHERE decision_id = $1`,
       [d.decisionId],
     );
     await h.produceRaw(h.topics.intents, d.runId, intent.payload);

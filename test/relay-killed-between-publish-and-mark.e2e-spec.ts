@@ -3,7 +3,7 @@ import { Harness } from './support/harness';
 import { exited, Stack } from './support/stack';
 import { readWholeTopic } from './support/topic-reader';
 
-// The relay's crash window: the broker acknowledged a batch, the rows are not yet marked.
+// The relay's crash window: the broker acknowledged a batch, the rows are not yet deleted (ADR 0048).
 describe('a relay killed between publish and mark', () => {
   let stack: Stack;
   let h: Harness;
@@ -38,7 +38,7 @@ describe('a relay killed between publish and mark', () => {
       'SELECT count(*)::text AS n FROM outbox WHERE topic = $1 AND published_at IS NULL',
       [h.topics.intents],
     );
-    expect(Number(unmarked.n)).toBe(N); // the broker has a batch of them; none is marked
+    expect(Number(unmarked.n)).toBe(N); // the broker has a batch of them; none is deleted
 
     await stack.start('relay', 'relay-healthy');
     await h.waitUntil('a final entry per decision', async () => (await h.finalRows(ids)).length === N);

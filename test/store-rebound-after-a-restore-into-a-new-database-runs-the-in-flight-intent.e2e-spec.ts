@@ -35,7 +35,8 @@ describe('a store restored into a new database', () => {
     const [d] = await before.decisions('rebind-run', 1, { decisionId: 'rebind:1' });
     await before.client.send([d]);
     await before.waitUntil('the intent to be committed and published', async () =>
-      (await before.query('SELECT 1 FROM outbox o JOIN intents i ON i.durable_position = o.seq WHERE i.decision_id = $1 AND o.published_at IS NOT NULL', [d.decisionId])).length === 1,
+      // A published row is deleted (ADR 0048): the intent is there and its outbox row is gone.
+      (await before.query('SELECT 1 FROM intents i WHERE i.decision_id = $1 AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.seq = i.durable_position)', [d.decisionId])).length === 1,
     );
     const oldStore = (await adminApi(original)('GET', '/admin/store', olga)).body as { fingerprint: string };
     await before.close();
@@ -55,7 +56,8 @@ describe('a store restored into a new database', () => {
     h = await new Harness({ ...stack.env, databaseUrl: restoredUrl }).start();
 
     // The dispatcher refuses the intent: its receipt names the store before the restore.
-    await h.waitUntil('the intent to be dead-lettered', async () => (await h!.query('SELECT 1 FROM outbox WHERE topic = $1', [h!.topics.intentsDlq])).length === 1);
+    // Read from the DLQ topic: its outbox row is deleted once published (ADR 0048).
+    await h.waitUntil('the intent to be dead-lettered', () => h!.journal.deadLetters.filter((r) => r.sourceTopic === h!.topics.intents).length === 1);
     const view = (await api('GET', '/admin/store', olga)).body as { fingerprint: string; accepted: string[]; foreign: unknown[] };
     expect(view.fingerprint).not.toBe(oldStore.fingerprint);
     expect(view).toEqual({ fingerprint: view.fingerprint, accepted: [view.fingerprint], foreign: [{ fingerprint: oldStore.fingerprint, intents: 1, inFlight: 1 }] });

@@ -31,6 +31,8 @@ export interface ClosedWaiter {
 }
 
 const LIVE_STATES = ['effect_pending', 'effect_started', 'effect_completed', 'effect_state_unknown'];
+// live_key after a move: kept by an outcome that goes on holding the key (effect_completed,
+// effect_state_unknown), cleared by one that releases it; a CHECK refuses any other value (ADR 0048).
 /** The holder's outcome a duplicate takes; any other outcome released the key without an effect. */
 const SHARED_OUTCOMES: ReadonlySet<string> = new Set(['effect_completed', 'effect_state_unknown']);
 
@@ -73,15 +75,14 @@ export class EffectStore {
   async claim(tx: Sql, effects: readonly ClaimedEffect[], dispatcherId: string, pendingGraceMs: number): Promise<DuplicateClaim[]> {
     if (effects.length === 0) return [];
     const inserted = await tx.$queryRaw<{ capability_id: string }[]>`
-      INSERT INTO effects (capability_id, intent_id, decision_id, idempotency_key, holds_key, state, dispatcher_id, claimed_at, deadline_at)
-      SELECT v.capability_id, v.intent_id, v.decision_id, v.idempotency_key, v.holds_key, 'effect_pending', ${dispatcherId}, now(),
-             now() + make_interval(secs => ${pendingGraceMs}::float8 / 1000)
+      INSERT INTO effects (capability_id, intent_id, decision_id, idempotency_key, holds_key, live_key, state, dispatcher_id, claimed_at, deadline_at)
+      SELECT v.capability_id, v.intent_id, v.decision_id, v.idempotency_key, v.holds_key, CASE WHEN v.holds_key THEN v.idempotency_key END,
+             'effect_pending', ${dispatcherId}, now(), now() + make_interval(secs => ${pendingGraceMs}::float8 / 1000)
       FROM unnest(${effects.map((e) => e.capabilityId)}::text[], ${effects.map((e) => e.intentId)}::text[],
                   ${effects.map((e) => e.decisionId)}::text[], ${effects.map((e) => e.idempotencyKey)}::text[],
                   ${effects.map((e) => e.holdsKey)}::boolean[])
            AS v(capability_id, intent_id, decision_id, idempotency_key, holds_key)
-      ON CONFLICT (idempotency_key) WHERE holds_key AND state IN ('effect_pending', 'effect_started', 'effect_completed', 'effect_state_unknown')
-      DO NOTHING
+      ON CONFLICT (live_key) WHERE live_key IS NOT NULL DO NOTHING
       RETURNING capability_id`;
     const done = new Set(inserted.map((r) => r.capability_id));
     const rest = effects.filter((e) => !done.has(e.capabilityId));
@@ -93,7 +94,7 @@ export class EffectStore {
     if (duplicates.length === 0) return [];
     const holders = await tx.$queryRaw<{ capability_id: string; decision_id: string; idempotency_key: string; state: 'effect_pending' | 'effect_started' | 'effect_completed' | 'effect_state_unknown' }[]>`
       SELECT capability_id, decision_id, idempotency_key, state FROM effects
-      WHERE holds_key AND idempotency_key = ANY(${duplicates.map((d) => d.idempotencyKey)}::text[]) AND state = ANY(${LIVE_STATES}::text[])
+      WHERE live_key = ANY(${duplicates.map((d) => d.idempotencyKey)}::text[]) AND state = ANY(${LIVE_STATES}::text[])
       ORDER BY capability_id FOR UPDATE`;
     const byKey = new Map(holders.map((h) => [h.idempotency_key, h]));
     const found = duplicates.filter((d) => byKey.has(d.idempotencyKey));
@@ -173,7 +174,7 @@ export class EffectStore {
   async finish(tx: Sql, results: readonly FinishedEffect[]): Promise<Set<string>> {
     if (results.length === 0) return new Set();
     const finished = await tx.$queryRaw<{ capability_id: string }[]>`
-      UPDATE effects e SET state = v.state, reason_code = v.reason_code, finished_at = now()
+      UPDATE effects e SET state = v.state, reason_code = v.reason_code, finished_at = now(), live_key = CASE WHEN v.state IN ('effect_completed', 'effect_state_unknown') THEN e.live_key END
       FROM unnest(${results.map((r) => r.capabilityId)}::text[], ${results.map((r) => r.state)}::text[],
                   ${results.map((r) => r.reasonCode)}::text[]) AS v(capability_id, state, reason_code)
       WHERE e.capability_id = v.capability_id AND e.state = 'effect_started'
@@ -183,14 +184,16 @@ export class EffectStore {
 
   /**
    * Recovery: locks claims and started effects past their deadline, whose dispatcher is gone (or
-   * hung). Several dispatchers may run this at once: rows are taken SKIP LOCKED.
+   * hung). Several dispatchers may run this at once: rows are taken SKIP LOCKED. They are found
+   * through the index of open effects (finished_at IS NULL, by claim time), state and deadline read
+   * from the row: neither is indexed, so the start and the heartbeat stay HOT updates (ADR 0048).
    */
   async lockLost(tx: Sql, limit: number): Promise<LostEffect[]> {
     const rows = await tx.$queryRaw<{ capability_id: string; decision_id: string; state: LostEffect['state']; tool: string; idempotency_key: string }[]>`
       SELECT e.capability_id, e.decision_id, e.state, i.tool, i.idempotency_key
       FROM effects e JOIN intents i ON i.intent_id = e.intent_id
-      WHERE e.state IN ('effect_pending', 'effect_started') AND e.deadline_at < now()
-      ORDER BY e.deadline_at LIMIT ${limit} FOR UPDATE OF e SKIP LOCKED`;
+      WHERE e.finished_at IS NULL AND e.state IN ('effect_pending', 'effect_started') AND e.deadline_at < now()
+      ORDER BY e.claimed_at LIMIT ${limit} FOR UPDATE OF e SKIP LOCKED`;
     return rows.map((r) => ({ capabilityId: r.capability_id, decisionId: r.decision_id, state: r.state, tool: r.tool, idempotencyKey: r.idempotency_key }));
   }
 
@@ -198,7 +201,7 @@ export class EffectStore {
   async closeLost(tx: Sql, closed: readonly FinishedEffect[]): Promise<void> {
     if (closed.length === 0) return;
     const moved = await tx.$executeRaw`
-      UPDATE effects e SET state = v.state, reason_code = v.reason_code, finished_at = now()
+      UPDATE effects e SET state = v.state, reason_code = v.reason_code, finished_at = now(), live_key = CASE WHEN v.state IN ('effect_completed', 'effect_state_unknown') THEN e.live_key END
       FROM unnest(${closed.map((c) => c.capabilityId)}::text[], ${closed.map((c) => c.state)}::text[],
                   ${closed.map((c) => c.reasonCode)}::text[]) AS v(capability_id, state, reason_code)
       WHERE e.capability_id = v.capability_id AND e.state IN ('effect_pending', 'effect_started')`;
@@ -220,7 +223,7 @@ export class EffectStore {
   async resolveUnknown(tx: Sql, r: UnknownResolution): Promise<ResolvedEffect | null> {
     const rows = await tx.$queryRaw<ResolvedEffectRow[]>`
       UPDATE effects e SET state = ${r.outcome}, resolved_at = now(), resolved_by_issuer = ${r.issuer}, resolved_by = ${r.subject},
-                           resolution_note = ${r.note}
+                           resolution_note = ${r.note}, live_key = CASE WHEN ${r.outcome}::text = 'effect_completed' THEN e.live_key END
       FROM intents i
       WHERE e.decision_id = ${r.decisionId} AND e.state = 'effect_state_unknown' AND e.resolved_at IS NULL AND e.waits_for IS NULL
         AND i.capability_id = e.capability_id AND i.tenant = ${r.tenant}

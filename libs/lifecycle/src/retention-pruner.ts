@@ -119,14 +119,19 @@ SELECT (SELECT count(*) FROM scanned)::int AS scanned,
        (SELECT received_at::text FROM scanned ORDER BY received_at DESC, decision_id DESC LIMIT 1) AS last_at,
        (SELECT decision_id FROM scanned ORDER BY received_at DESC, decision_id DESC LIMIT 1) AS last_id`;
 
-/** Finished effects that held their idempotency key, once their material is gone and the dedupe window passed. */
+/**
+ * Finished effects that held their idempotency key, once their material is gone and the dedupe
+ * window passed. Walked by claim time through the index of key holders (a holder finishes after it
+ * is claimed, so the claim-time bound drops none); finishing changes no column of that index.
+ */
 const KEY_HOLDERS_BATCH = `
 DELETE FROM effects WHERE ctid IN (
   SELECT e.ctid FROM effects e
-  WHERE e.holds_key AND e.state = 'effect_completed'
+  WHERE e.live_key IS NOT NULL AND e.claimed_at < now() - make_interval(secs => $1::float8 / 1000)
+    AND e.holds_key AND e.state = 'effect_completed'
     AND e.finished_at < now() - make_interval(secs => $1::float8 / 1000)
     AND NOT EXISTS (SELECT 1 FROM intents i WHERE i.capability_id = e.capability_id)
-  ORDER BY e.finished_at
+  ORDER BY e.claimed_at
   LIMIT $2)`;
 
 interface MaterialRow {

@@ -53,9 +53,11 @@ const RELAY_LOCK_KEY = 7_276_873_010;
 const NOTIFY_CHANNEL = 'arvis_outbox';
 
 /**
- * Publishes outbox rows at least once. Rows are selected by `published_at IS NULL`, never by
- * "seq greater than the last published" (sequence order is not commit order), and marked only
- * after the broker acknowledged them. Woken by LISTEN/NOTIFY; the poll is a fallback.
+ * Publishes outbox rows at least once. Rows are selected by what is still in the table, never by
+ * "seq greater than the last published" (sequence order is not commit order), and deleted, in one
+ * statement per batch, only after the broker acknowledged the batch's one send (ADR 0048): a row
+ * is never updated on the way, and the table holds only what is still to send or quarantined.
+ * Woken by LISTEN/NOTIFY; the poll is a fallback.
  * Uses `pg` directly: LISTEN and a lock held across the broker round trip are outside Prisma.
  */
 export class OutboxRelay {
@@ -169,7 +171,7 @@ export class OutboxRelay {
     return (await this.publishBatch()).published;
   }
 
-  /** One transaction: lock, pick rows within the byte budget, quarantine, send, mark. */
+  /** One transaction: lock, pick rows within the byte budget, quarantine, send, delete. */
   private async publishBatch(): Promise<BatchOutcome> {
     const client: PoolClient = await this.pool.connect();
     // A checked-out client has no pool listener: the connection can be cut while we wait on the
@@ -229,14 +231,16 @@ export class OutboxRelay {
       return { published: 0, quarantined: quarantined + (await this.refusedAsTooLarge(client, rows, e as Error)), more: true };
     }
     if (this.settings.crashAfterPublish) {
-      // Fault point: the broker has the messages, the rows are still unmarked.
+      // Fault point: the broker has the messages, the rows are still in the outbox.
       process.kill(process.pid, 'SIGKILL');
     }
-    const marked = await client.query(
-      preparedQuery(`UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[]) AND published_at IS NULL`, [rows.map((r) => r.seq)]),
+    // Nothing needs a published row (ADR 0048): deleting it at once writes no new row version and
+    // no index entry, where marking it wrote both and a pruner later deleted it anyway.
+    const deleted = await client.query(
+      preparedQuery(`DELETE FROM outbox WHERE seq = ANY($1::bigint[]) AND published_at IS NULL AND quarantined_at IS NULL`, [rows.map((r) => r.seq)]),
     );
-    if (marked.rowCount !== rows.length) {
-      throw new Error(`marked ${marked.rowCount} of ${rows.length} outbox rows; another writer interfered`);
+    if (deleted.rowCount !== rows.length) {
+      throw new Error(`deleted ${deleted.rowCount} of ${rows.length} published outbox rows; another writer interfered`);
     }
     return { published: rows.length, quarantined, more };
   }
@@ -277,7 +281,7 @@ export class OutboxRelay {
   /**
    * The broker refused the send as too large although it was within our limits (its own limit is
    * lower). A single row is quarantined. Several rows: the broker may have stored the other
-   * partitions' share, which we cannot tell apart, so nothing is marked and the rows up to the
+   * partitions' share, which we cannot tell apart, so nothing is deleted and the rows up to the
    * last one are sent one at a time, which finds the culprit.
    */
   private async refusedAsTooLarge(client: PoolClient, rows: OutboxRecord[], e: Error): Promise<number> {
@@ -307,7 +311,10 @@ export class OutboxRelay {
     return 1;
   }
 
-  /** Deletes published rows older than the retention, in bounded batches; returns how many. */
+  /**
+   * Deletes rows marked published (only a relay from before ADR 0048 marks rows; it may still run
+   * during a rolling upgrade) older than the retention, in bounded batches; returns how many.
+   */
   async prune(): Promise<number> {
     let total = 0;
     for (;;) {

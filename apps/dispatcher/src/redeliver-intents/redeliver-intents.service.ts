@@ -46,14 +46,15 @@ export class RedeliverIntentsService {
   }
 
   /**
-   * Minted, not delivered for its backoff, and not waiting in the outbox. A row an operator
+   * Minted, not delivered for its backoff, and not waiting in the outbox. (Not activated nor
+   * revoked is the predicate of the index of minted capabilities, which names no state, ADR 0048.) A row an operator
    * discarded (ADR 0036) waits for nothing: the intent is delivered from its stored message, and
    * ended after the bounded redeliveries if it still cannot be.
    */
   private candidates(sql: Pick<Tx, '$queryRaw'>) {
     return sql.$queryRaw<{ intent_id: string; run_id: string }[]>`
       SELECT i.intent_id, i.run_id FROM capabilities c JOIN intents i ON i.intent_id = c.intent_id
-      WHERE c.state = 'minted' AND i.message IS NOT NULL
+      WHERE c.activated_at IS NULL AND c.revoked_reason IS NULL AND c.state = 'minted' AND i.message IS NOT NULL
         AND coalesce(i.last_delivered_at, i.committed_at)
             < now() - make_interval(secs => ${this.config.recovery.redeliverAfterMs}::float8 / 1000 * power(2, least(i.delivery_attempts, 10)))
         AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.seq = i.durable_position AND o.published_at IS NULL AND o.discarded_at IS NULL)

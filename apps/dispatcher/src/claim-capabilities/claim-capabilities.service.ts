@@ -7,13 +7,13 @@ import { ToolCatalog } from '@arvis/tool-catalog';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import { DeduplicateEffectsService } from '../deduplicate-effects/deduplicate-effects.service';
 import { factsOf, type ClaimedIntent } from '../dispatch-intents/claimed-intent';
-import { matchStoredIntent, type StoredIntent } from '../verify-intent/match-stored-intent';
-import { loadStoredIntents } from '../verify-intent/load-stored-intents';
+import { matchStoredIntent } from '../verify-intent/match-stored-intent';
+import { lockStoredIntents, type LockedIntent } from '../verify-intent/load-stored-intents';
 import { checkStoredIntegrity } from '../verify-intent/stored-intent-integrity';
 import type { VerifiedIntent } from '../verify-intent/verify-intent-messages';
 
 interface Presented extends VerifiedIntent {
-  stored: StoredIntent;
+  stored: LockedIntent;
 }
 
 export interface ClaimOutcome {
@@ -54,7 +54,6 @@ export class ClaimCapabilitiesService {
       const presented = await this.matchStored(tx, verified, deadLetters);
       // One capability per intent: a duplicate message in the same slice is the same claim.
       const unique = [...new Map(presented.map((p) => [p.intent.capabilityId, p])).values()];
-      const caps = new Map((await this.capabilities.lockInOrder(tx, unique.map((u) => u.intent.capabilityId))).map((c) => [c.capabilityId, c]));
       const journal: JournalDraft[] = [];
       const intact: ClaimedIntent[] = [];
       const broken: { p: Presented; detail: string }[] = [];
@@ -64,7 +63,7 @@ export class ClaimCapabilitiesService {
           diverged.push(p);
           continue;
         }
-        const integrity = checkStoredIntegrity(p.stored, caps.get(p.intent.capabilityId));
+        const integrity = checkStoredIntegrity(p.stored, p.stored.capability);
         if (integrity.ok) intact.push({ intent: p.intent, stored: p.stored, payload: integrity.payload, effectContext: integrity.effectContext, trace: p.trace });
         else broken.push({ p, detail: integrity.detail });
       }
@@ -79,8 +78,9 @@ export class ClaimCapabilitiesService {
     });
   }
 
+  /** One statement reads the stored intents and locks their capabilities in id order (no deadlock between slices). */
   private async matchStored(tx: Tx, verified: readonly VerifiedIntent[], deadLetters: OutboxRow[]): Promise<Presented[]> {
-    const rows = await loadStoredIntents(tx, 'intent_id', verified.map((v) => v.intent.intentId));
+    const rows = await lockStoredIntents(tx, verified.map((v) => v.intent.intentId));
     const byId = new Map(rows.map((s) => [s.intentId, s]));
     // A receipt of another store: an operator may have rebound this one to it since (ADR 0036).
     if (verified.some((v) => !this.storeFingerprint.accepted.has(v.intent.receipt.storeFingerprint))) await this.storeFingerprint.refreshAccepted(tx);
@@ -112,7 +112,7 @@ export class ClaimCapabilitiesService {
   }
 
   /**
-   * Activate, consume and claim (effect_pending): the winners are this dispatcher's to run, but
+   * Activate and consume (one UPDATE), then claim (effect_pending): the winners are this dispatcher's to run, but
    * for those whose idempotency key another live effect holds (duplicates, never run).
    */
   private async consume(tx: Tx, intact: readonly ClaimedIntent[]): Promise<{ mine: ClaimedIntent[]; duplicates: DuplicateClaim[] }> {

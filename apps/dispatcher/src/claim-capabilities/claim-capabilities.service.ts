@@ -6,6 +6,7 @@ import { PrismaService, StoreFingerprint, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import { DeduplicateEffectsService } from '../deduplicate-effects/deduplicate-effects.service';
+import { startDeadlineMs } from '../run-claimed/start-deadline';
 import { factsOf, type ClaimedIntent } from '../dispatch-intents/claimed-intent';
 import { matchStoredIntent } from '../verify-intent/match-stored-intent';
 import { lockStoredIntents, type LockedIntent } from '../verify-intent/load-stored-intents';
@@ -24,6 +25,8 @@ export interface ClaimOutcome {
   refused: number;
   /** Claims whose idempotency key another effect holds: they take its outcome, never run. */
   deduplicated: number;
+  /** Claims already written effect_started (the first group's): their start committed with the claim. */
+  started: ReadonlySet<string>;
 }
 
 /**
@@ -68,13 +71,19 @@ export class ClaimCapabilitiesService {
         else broken.push({ p, detail: integrity.detail });
       }
       journal.push(...(await this.revokeBroken(tx, broken)), ...(await this.revokeDiverged(tx, diverged)));
-      const { mine, duplicates } = await this.consume(tx, intact);
+      const { mine, duplicates, started } = await this.consume(tx, intact);
       const refused = journal.length;
       journal.push(...(await this.dedupe.settleDuplicates(tx, duplicates)));
       await enqueueOutbox(tx, deadLetters);
       await appendJournal(tx, journal, this.config.topics.journal);
       const waiting = new Set(duplicates.map((d) => d.capabilityId));
-      return { claimed: mine.filter((m) => !waiting.has(m.intent.capabilityId)), lost: intact.length - mine.length, refused, deduplicated: duplicates.length };
+      return {
+        claimed: mine.filter((m) => !waiting.has(m.intent.capabilityId)),
+        lost: intact.length - mine.length,
+        refused,
+        deduplicated: duplicates.length,
+        started: new Set([...started].filter((id) => !waiting.has(id))),
+      };
     });
   }
 
@@ -112,16 +121,19 @@ export class ClaimCapabilitiesService {
   }
 
   /**
-   * Activate and consume (one UPDATE), then claim (effect_pending): the winners are this dispatcher's to run, but
-   * for those whose idempotency key another live effect holds (duplicates, never run).
+   * Activate and consume (one UPDATE), then claim: the winners are this dispatcher's to run, but
+   * for those whose idempotency key another live effect holds (duplicates, never run). The first
+   * group's claims are written effect_started, so their start commits with the claim (one commit
+   * fewer per slice); the rest are effect_pending until their group starts (ADR 0050).
    */
-  private async consume(tx: Tx, intact: readonly ClaimedIntent[]): Promise<{ mine: ClaimedIntent[]; duplicates: DuplicateClaim[] }> {
+  private async consume(tx: Tx, intact: readonly ClaimedIntent[]): Promise<{ mine: ClaimedIntent[]; duplicates: DuplicateClaim[]; started: Set<string> }> {
     const won = await this.capabilities.activateAndConsume(
       tx,
       intact.map((c) => ({ capabilityId: c.intent.capabilityId, receiptId: c.intent.receipt.receiptId })),
       this.config.dispatcherId,
     );
     const mine = intact.filter((c) => won.has(c.intent.capabilityId));
+    const started = new Set(mine.slice(0, this.config.toolConcurrency).map((m) => m.intent.capabilityId));
     const duplicates = await this.effects.claim(
       tx,
       mine.map((m) => ({
@@ -131,10 +143,11 @@ export class ClaimCapabilitiesService {
         idempotencyKey: m.stored.idempotencyKey,
         // A tool that dedupes by the key itself is safe to repeat; the others hold their key.
         holdsKey: !this.catalog.get(m.stored.tool)?.idempotent,
+        ...(started.has(m.intent.capabilityId) ? { startDeadlineMs: startDeadlineMs(this.catalog, this.config, m.stored.tool) } : {}),
       })),
       this.config.dispatcherId,
       this.config.recovery.pendingGraceMs,
     );
-    return { mine, duplicates };
+    return { mine, duplicates, started };
   }
 }

@@ -67,8 +67,12 @@ export class ClaimCapabilitiesService {
           continue;
         }
         const integrity = checkStoredIntegrity(p.stored, p.stored.capability);
-        if (integrity.ok) intact.push({ intent: p.intent, stored: p.stored, payload: integrity.payload, effectContext: integrity.effectContext, trace: p.trace });
-        else broken.push({ p, detail: integrity.detail });
+        if (!integrity.ok) broken.push({ p, detail: integrity.detail });
+        else {
+          // A tool that dedupes by the key itself is safe to repeat; the others hold their key.
+          const holdsKey = !this.catalog.get(p.stored.tool)?.idempotent;
+          intact.push({ intent: p.intent, stored: p.stored, payload: integrity.payload, effectContext: integrity.effectContext, trace: p.trace, confirmationReserved: p.stored.confirmationReserved, holdsKey });
+        }
       }
       journal.push(...(await this.revokeBroken(tx, broken)), ...(await this.revokeDiverged(tx, diverged)));
       const { mine, duplicates, started } = await this.consume(tx, intact);
@@ -141,8 +145,7 @@ export class ClaimCapabilitiesService {
         intentId: m.intent.intentId,
         decisionId: m.intent.decisionId,
         idempotencyKey: m.stored.idempotencyKey,
-        // A tool that dedupes by the key itself is safe to repeat; the others hold their key.
-        holdsKey: !this.catalog.get(m.stored.tool)?.idempotent,
+        holdsKey: m.holdsKey,
         ...(started.has(m.intent.capabilityId) ? { startDeadlineMs: startDeadlineMs(this.catalog, this.config, m.stored.tool) } : {}),
       })),
       this.config.dispatcherId,

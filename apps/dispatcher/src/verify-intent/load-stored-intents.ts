@@ -17,9 +17,16 @@ export function loadStoredIntents(tx: Tx, by: 'intent_id' | 'capability_id', ids
 /** A stored intent with its capability row, locked. */
 export interface LockedIntent extends StoredIntent {
   capability: CapabilityForActivation;
+  /**
+   * A confirmation is reserved by this capability. Reservation happens only in the transaction
+   * that mints the capability, so this cannot change before the effect ends; a result without one
+   * has no confirmation to release or spend, and its recording skips that statement.
+   */
+  confirmationReserved: boolean;
 }
 
-const LOCK_SQL = `SELECT ${columns('i.')}, c.commitment AS "capabilityCommitment", c.snapshot AS "capabilitySnapshot"
+const LOCK_SQL = `SELECT ${columns('i.')}, c.commitment AS "capabilityCommitment", c.snapshot AS "capabilitySnapshot",
+    EXISTS (SELECT 1 FROM confirmations f WHERE f.reserved_by = c.capability_id AND f.status = 'reserved') AS "confirmationReserved"
   FROM intents i JOIN capabilities c ON c.capability_id = i.capability_id
   WHERE i.intent_id = ANY($1::text[]) ORDER BY c.capability_id FOR UPDATE OF c`;
 
@@ -32,7 +39,10 @@ const LOCK_SQL = `SELECT ${columns('i.')}, c.commitment AS "capabilityCommitment
  */
 export async function lockStoredIntents(tx: Tx, intentIds: readonly string[]): Promise<LockedIntent[]> {
   if (intentIds.length === 0) return [];
-  const rows = await tx.$queryRawUnsafe<(StoredIntent & { capabilityCommitment: string; capabilitySnapshot: string | null })[]>(LOCK_SQL, [...intentIds]);
+  const rows = await tx.$queryRawUnsafe<(StoredIntent & { capabilityCommitment: string; capabilitySnapshot: string | null; confirmationReserved: boolean })[]>(
+    LOCK_SQL,
+    [...intentIds],
+  );
   return rows.map(({ capabilityCommitment, capabilitySnapshot, ...s }) => ({
     ...s,
     capability: { capabilityId: s.capabilityId, commitment: capabilityCommitment, snapshot: capabilitySnapshot },

@@ -35,9 +35,9 @@ export interface Activation {
 
 /**
  * The only writer of `capabilities`: minted (authorizer) -> consumed (dispatcher: activation and
- * consumption in one statement), or minted -> revoked. Every batch change first locks its rows in id order, so two
- * dispatchers handling overlapping sets in different orders wait for each other instead of
- * deadlocking (an UPDATE ... = ANY(...) locks rows in whatever order its plan visits them).
+ * consumption in one statement), or minted -> revoked. Every batch change first locks its rows in
+ * id order, so two dispatchers handling overlapping sets in different orders wait for each other
+ * instead of deadlocking (an UPDATE ... = ANY(...) locks rows in whatever order its plan visits them).
  */
 @Injectable()
 export class CapabilityStore {

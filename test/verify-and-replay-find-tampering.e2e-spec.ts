@@ -186,6 +186,23 @@ describe('the analyst CLI (verify, run, replay, tail)', () => {
       expect(doc.bijections.findings).toEqual([expect.objectContaining({ check: 'capability_without_result' })]);
     });
 
+    it('finds a consumed capability not bound to its intent\'s receipt (activation, ADR 0050)', async () => {
+      const [victim] = await h.query<{ capability_id: string; bound_receipt_id: string }>(
+        'SELECT capability_id, bound_receipt_id FROM capabilities WHERE decision_id = $1',
+        [decisionIds[2]],
+      );
+      await h.query(`UPDATE capabilities SET bound_receipt_id = NULL WHERE capability_id = $1`, [victim.capability_id]);
+      try {
+        const { code, doc } = await cliJson(['verify']);
+        expect(code).toBe(2);
+        expect(doc.bijections.findings).toEqual([
+          { check: 'capability_without_activation', message: `consumed capability ${victim.capability_id} (decision ${decisionIds[2]}) is bound to no receipt` },
+        ]);
+      } finally {
+        await h.query('UPDATE capabilities SET bound_receipt_id = $1 WHERE capability_id = $2', [victim.bound_receipt_id, victim.capability_id]);
+      }
+    });
+
     it('finds two reordered rows', async () => {
       // hash is unique, so the swap goes through a placeholder.
       await tamper(

@@ -34,10 +34,10 @@ export interface Activation {
 }
 
 /**
- * The only writer of `capabilities`: minted (authorizer) -> activated -> consumed (dispatcher),
- * or minted/activated -> revoked. Every batch change first locks its rows in id order, so two
- * dispatchers handling overlapping sets in different orders wait for each other instead of
- * deadlocking (an UPDATE ... = ANY(...) locks rows in whatever order its plan visits them).
+ * The only writer of `capabilities`: minted (authorizer) -> consumed (dispatcher: activation and
+ * consumption in one statement), or minted -> revoked. Every batch change first locks its rows in
+ * id order, so two dispatchers handling overlapping sets in different orders wait for each other
+ * instead of deadlocking (an UPDATE ... = ANY(...) locks rows in whatever order its plan visits them).
  */
 @Injectable()
 export class CapabilityStore {
@@ -75,22 +75,22 @@ export class CapabilityStore {
   }
 
   /**
-   * minted -> activated (binding the receipt; a receipt already bound elsewhere violates a unique
-   * index) -> consumed by this dispatcher, in one transaction, so nothing is left 'activated'.
-   * Returns the ids this dispatcher consumed: the one statement that decides who runs the tool.
+   * Activation and consumption as one conditional UPDATE: minted -> consumed by this dispatcher,
+   * binding the receipt (`bound_receipt_id`, unique: one receipt activates at most one capability;
+   * a receipt already bound elsewhere fails the statement and the transaction) and stamping
+   * `activated_at` with `consumed_at`. The returned ids are the winners: the one statement that
+   * decides who runs the tool. A row not `minted` (consumed by another dispatcher or an earlier
+   * delivery, or revoked) does not move.
    */
   async activateAndConsume(tx: Sql, activations: readonly Activation[], dispatcherId: string): Promise<Set<string>> {
     if (activations.length === 0) return new Set();
-    const ids = activations.map((a) => a.capabilityId);
-    const activated = await tx.$executeRaw`
-      UPDATE capabilities c SET state = 'activated', bound_receipt_id = v.receipt_id, activated_at = now()
-      FROM unnest(${ids}::text[], ${activations.map((a) => a.receiptId)}::text[]) AS v(capability_id, receipt_id)
-      WHERE c.capability_id = v.capability_id AND c.state = 'minted'`;
     const consumed = await tx.$queryRaw<{ capability_id: string }[]>`
-      UPDATE capabilities SET state = 'consumed', consumed_by = ${dispatcherId}, consumed_at = now()
-      WHERE capability_id = ANY(${ids}::text[]) AND state = 'activated'
-      RETURNING capability_id`;
-    expectMoved('consume what was activated', consumed.length, activated);
+      UPDATE capabilities c SET state = 'consumed', bound_receipt_id = v.receipt_id, activated_at = now(),
+             consumed_by = ${dispatcherId}, consumed_at = now()
+      FROM unnest(${activations.map((a) => a.capabilityId)}::text[], ${activations.map((a) => a.receiptId)}::text[]) AS v(capability_id, receipt_id)
+      WHERE c.capability_id = v.capability_id AND c.state = 'minted'
+      RETURNING c.capability_id`;
+    if (consumed.length > new Set(activations.map((a) => a.capabilityId)).size) throw new Error(`consume: moved ${consumed.length} row(s) for ${activations.length} activation(s)`);
     return new Set(consumed.map((r) => r.capability_id));
   }
 }

@@ -9,6 +9,12 @@ export interface ClaimedEffect {
   idempotencyKey: string;
   /** The tool does not declare itself safe to repeat: one live effect per idempotency key. */
   holdsKey: boolean;
+  /**
+   * Set for the slice's first group: the claim is written effect_started at once, with this
+   * deadline (the tool's timeout plus the recovery grace), as EffectStore.start would have moved it
+   * right after the claim commits. Unset: effect_pending, started later with its group.
+   */
+  startDeadlineMs?: number;
 }
 
 /** A claim whose idempotency key another effect holds: it never runs its tool. */
@@ -68,20 +74,23 @@ export interface LostEffect {
 @Injectable()
 export class EffectStore {
   /**
-   * Claims consumed capabilities (effect_pending). A claim whose key another live effect holds is
+   * Claims consumed capabilities (effect_pending, or effect_started for those given a start
+   * deadline: the first group, whose start then commits with the claim). A claim whose key another live effect holds is
    * not inserted by the first statement; it is recorded as that effect's duplicate instead, after
    * locking the holder's row so the holder cannot close between our look and our insert.
    */
   async claim(tx: Sql, effects: readonly ClaimedEffect[], dispatcherId: string, pendingGraceMs: number): Promise<DuplicateClaim[]> {
     if (effects.length === 0) return [];
     const inserted = await tx.$queryRaw<{ capability_id: string }[]>`
-      INSERT INTO effects (capability_id, intent_id, decision_id, idempotency_key, holds_key, live_key, state, dispatcher_id, claimed_at, deadline_at)
+      INSERT INTO effects (capability_id, intent_id, decision_id, idempotency_key, holds_key, live_key, state, dispatcher_id, claimed_at, started_at, deadline_at)
       SELECT v.capability_id, v.intent_id, v.decision_id, v.idempotency_key, v.holds_key, CASE WHEN v.holds_key THEN v.idempotency_key END,
-             'effect_pending', ${dispatcherId}, now(), now() + make_interval(secs => ${pendingGraceMs}::float8 / 1000)
+             CASE WHEN v.start_ms IS NULL THEN 'effect_pending' ELSE 'effect_started' END, ${dispatcherId}, now(),
+             CASE WHEN v.start_ms IS NULL THEN NULL ELSE now() END,
+             now() + make_interval(secs => coalesce(v.start_ms, ${pendingGraceMs}::float8) / 1000)
       FROM unnest(${effects.map((e) => e.capabilityId)}::text[], ${effects.map((e) => e.intentId)}::text[],
                   ${effects.map((e) => e.decisionId)}::text[], ${effects.map((e) => e.idempotencyKey)}::text[],
-                  ${effects.map((e) => e.holdsKey)}::boolean[])
-           AS v(capability_id, intent_id, decision_id, idempotency_key, holds_key)
+                  ${effects.map((e) => e.holdsKey)}::boolean[], ${effects.map((e) => e.startDeadlineMs ?? null)}::float8[])
+           AS v(capability_id, intent_id, decision_id, idempotency_key, holds_key, start_ms)
       ON CONFLICT (live_key) WHERE live_key IS NOT NULL DO NOTHING
       RETURNING capability_id`;
     const done = new Set(inserted.map((r) => r.capability_id));

@@ -4,7 +4,7 @@ import { readPrunedThrough } from './retention-horizon';
 import { FINAL_KINDS, JOURNAL_ROW_COLUMNS, type JournalRow } from './journal-row';
 
 export interface BijectionFinding {
-  check: 'capability_without_result' | 'result_without_intent' | 'decision_with_several_finals';
+  check: 'capability_without_result' | 'capability_without_activation' | 'result_without_intent' | 'decision_with_several_finals';
   message: string;
 }
 
@@ -107,6 +107,7 @@ export class VerifyJournalService {
     ).rows[0];
 
     await this.capabilitiesWithoutResult(client, findings, notes);
+    await this.capabilitiesWithoutActivation(client, findings);
     await this.resultsWithoutIntent(client, findings, prunedThrough);
     await this.decisionsWithSeveralFinals(client, findings);
     await this.openDecisions(client, notes);
@@ -139,6 +140,24 @@ export class VerifyJournalService {
           message: `consumed capability ${r.capability_id} (decision ${r.decision_id}) has ${r.results} tool_result entries, expected 1`,
         });
       }
+    }
+  }
+
+  private async capabilitiesWithoutActivation(client: PoolClient, findings: BijectionFinding[]): Promise<void> {
+    // Activation is the consuming UPDATE binding the intent's receipt (ADR 0050; no 'activated'
+    // state is committed): a consumed capability bound to another receipt, or to none, or
+    // without an activation time, was not activated by a dispatcher.
+    const unbound = await client.query<{ capability_id: string; decision_id: string; bound: string | null }>(
+      `SELECT c.capability_id, c.decision_id, c.bound_receipt_id AS bound
+       FROM capabilities c JOIN intents i ON i.capability_id = c.capability_id
+       WHERE c.state = 'consumed' AND (c.bound_receipt_id IS DISTINCT FROM i.receipt_id OR c.activated_at IS NULL)
+       ORDER BY c.decision_id
+       LIMIT $1`,
+      [LIST_LIMIT],
+    );
+    for (const r of unbound.rows) {
+      const why = r.bound === null ? 'is bound to no receipt' : `is not bound to its intent's receipt, or has no activation time`;
+      findings.push({ check: 'capability_without_activation', message: `consumed capability ${r.capability_id} (decision ${r.decision_id}) ${why}` });
     }
   }
 
@@ -211,7 +230,7 @@ export function renderVerify(r: VerifyReport): string[] {
   }
   const b = r.bijections;
   lines.push(`bijections: ${b.consumedCapabilities} consumed capabilities, ${b.toolResults} tool_result entries`);
-  if (b.findings.length === 0) lines.push('bijections hold: one result per consumed capability, an intent per result, at most one final per decision');
+  if (b.findings.length === 0) lines.push('bijections hold: one result per consumed capability, each bound to its intent\'s receipt, an intent per result, at most one final per decision');
   for (const f of b.findings) lines.push(f.message);
   for (const n of b.notes) lines.push(`note: ${n}`);
   lines.push(r.intact ? 'verify: journal intact' : `verify: BROKEN (first: ${r.firstBreak})`);

@@ -6,14 +6,15 @@ import { PrismaService, StoreFingerprint, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import { DeduplicateEffectsService } from '../deduplicate-effects/deduplicate-effects.service';
+import { startDeadlineMs } from '../run-claimed/start-deadline';
 import { factsOf, type ClaimedIntent } from '../dispatch-intents/claimed-intent';
-import { matchStoredIntent, type StoredIntent } from '../verify-intent/match-stored-intent';
-import { loadStoredIntents } from '../verify-intent/load-stored-intents';
+import { matchStoredIntent } from '../verify-intent/match-stored-intent';
+import { lockStoredIntents, type LockedIntent } from '../verify-intent/load-stored-intents';
 import { checkStoredIntegrity } from '../verify-intent/stored-intent-integrity';
 import type { VerifiedIntent } from '../verify-intent/verify-intent-messages';
 
 interface Presented extends VerifiedIntent {
-  stored: StoredIntent;
+  stored: LockedIntent;
 }
 
 export interface ClaimOutcome {
@@ -24,6 +25,8 @@ export interface ClaimOutcome {
   refused: number;
   /** Claims whose idempotency key another effect holds: they take its outcome, never run. */
   deduplicated: number;
+  /** Claims already written effect_started (the first group's): their start committed with the claim. */
+  started: ReadonlySet<string>;
 }
 
 /**
@@ -54,7 +57,6 @@ export class ClaimCapabilitiesService {
       const presented = await this.matchStored(tx, verified, deadLetters);
       // One capability per intent: a duplicate message in the same slice is the same claim.
       const unique = [...new Map(presented.map((p) => [p.intent.capabilityId, p])).values()];
-      const caps = new Map((await this.capabilities.lockInOrder(tx, unique.map((u) => u.intent.capabilityId))).map((c) => [c.capabilityId, c]));
       const journal: JournalDraft[] = [];
       const intact: ClaimedIntent[] = [];
       const broken: { p: Presented; detail: string }[] = [];
@@ -64,23 +66,34 @@ export class ClaimCapabilitiesService {
           diverged.push(p);
           continue;
         }
-        const integrity = checkStoredIntegrity(p.stored, caps.get(p.intent.capabilityId));
-        if (integrity.ok) intact.push({ intent: p.intent, stored: p.stored, payload: integrity.payload, effectContext: integrity.effectContext, trace: p.trace });
-        else broken.push({ p, detail: integrity.detail });
+        const integrity = checkStoredIntegrity(p.stored, p.stored.capability);
+        if (!integrity.ok) broken.push({ p, detail: integrity.detail });
+        else {
+          // A tool that dedupes by the key itself is safe to repeat; the others hold their key.
+          const holdsKey = !this.catalog.get(p.stored.tool)?.idempotent;
+          intact.push({ intent: p.intent, stored: p.stored, payload: integrity.payload, effectContext: integrity.effectContext, trace: p.trace, confirmationReserved: p.stored.confirmationReserved, holdsKey });
+        }
       }
       journal.push(...(await this.revokeBroken(tx, broken)), ...(await this.revokeDiverged(tx, diverged)));
-      const { mine, duplicates } = await this.consume(tx, intact);
+      const { mine, duplicates, started } = await this.consume(tx, intact);
       const refused = journal.length;
       journal.push(...(await this.dedupe.settleDuplicates(tx, duplicates)));
       await enqueueOutbox(tx, deadLetters);
       await appendJournal(tx, journal, this.config.topics.journal);
       const waiting = new Set(duplicates.map((d) => d.capabilityId));
-      return { claimed: mine.filter((m) => !waiting.has(m.intent.capabilityId)), lost: intact.length - mine.length, refused, deduplicated: duplicates.length };
+      return {
+        claimed: mine.filter((m) => !waiting.has(m.intent.capabilityId)),
+        lost: intact.length - mine.length,
+        refused,
+        deduplicated: duplicates.length,
+        started: new Set([...started].filter((id) => !waiting.has(id))),
+      };
     });
   }
 
+  /** One statement reads the stored intents and locks their capabilities in id order (no deadlock between slices). */
   private async matchStored(tx: Tx, verified: readonly VerifiedIntent[], deadLetters: OutboxRow[]): Promise<Presented[]> {
-    const rows = await loadStoredIntents(tx, 'intent_id', verified.map((v) => v.intent.intentId));
+    const rows = await lockStoredIntents(tx, verified.map((v) => v.intent.intentId));
     const byId = new Map(rows.map((s) => [s.intentId, s]));
     // A receipt of another store: an operator may have rebound this one to it since (ADR 0036).
     if (verified.some((v) => !this.storeFingerprint.accepted.has(v.intent.receipt.storeFingerprint))) await this.storeFingerprint.refreshAccepted(tx);
@@ -112,16 +125,19 @@ export class ClaimCapabilitiesService {
   }
 
   /**
-   * Activate, consume and claim (effect_pending): the winners are this dispatcher's to run, but
-   * for those whose idempotency key another live effect holds (duplicates, never run).
+   * Activate and consume (one UPDATE), then claim: the winners are this dispatcher's to run, but
+   * for those whose idempotency key another live effect holds (duplicates, never run). The first
+   * group's claims are written effect_started, so their start commits with the claim (one commit
+   * fewer per slice); the rest are effect_pending until their group starts (ADR 0050).
    */
-  private async consume(tx: Tx, intact: readonly ClaimedIntent[]): Promise<{ mine: ClaimedIntent[]; duplicates: DuplicateClaim[] }> {
+  private async consume(tx: Tx, intact: readonly ClaimedIntent[]): Promise<{ mine: ClaimedIntent[]; duplicates: DuplicateClaim[]; started: Set<string> }> {
     const won = await this.capabilities.activateAndConsume(
       tx,
       intact.map((c) => ({ capabilityId: c.intent.capabilityId, receiptId: c.intent.receipt.receiptId })),
       this.config.dispatcherId,
     );
     const mine = intact.filter((c) => won.has(c.intent.capabilityId));
+    const started = new Set(mine.slice(0, this.config.toolConcurrency).map((m) => m.intent.capabilityId));
     const duplicates = await this.effects.claim(
       tx,
       mine.map((m) => ({
@@ -129,12 +145,12 @@ export class ClaimCapabilitiesService {
         intentId: m.intent.intentId,
         decisionId: m.intent.decisionId,
         idempotencyKey: m.stored.idempotencyKey,
-        // A tool that dedupes by the key itself is safe to repeat; the others hold their key.
-        holdsKey: !this.catalog.get(m.stored.tool)?.idempotent,
+        holdsKey: m.holdsKey,
+        ...(started.has(m.intent.capabilityId) ? { startDeadlineMs: startDeadlineMs(this.catalog, this.config, m.stored.tool) } : {}),
       })),
       this.config.dispatcherId,
       this.config.recovery.pendingGraceMs,
     );
-    return { mine, duplicates };
+    return { mine, duplicates, started };
   }
 }

@@ -12,6 +12,10 @@ export interface ClaimedIntent {
   payload: FrozenPayload;
   effectContext: AuthorizedEffectContext;
   trace?: TraceCarrier;
+  /** A confirmation is reserved by this capability: its result releases or spends it. */
+  confirmationReserved: boolean;
+  /** Its tool is not idempotent: the effect holds its idempotency key, so duplicates may wait for it (ADR 0020). */
+  holdsKey: boolean;
 }
 
 /** What every journal entry about this intent names. */

@@ -77,7 +77,7 @@ export class DispatchIntentsService {
     this.lostTotal.inc(claim.lost);
     this.deadLetteredTotal.inc(deadLetters.length);
     if (deadLetters.length) this.log.warn(`${deadLetters.length} intent message(s) dead-lettered from ${batch.topic}[${batch.partition}]`);
-    const executed = await this.runner.run(claim.claimed);
+    const executed = await this.runner.run(claim.claimed, claim.started);
     this.executedTotal.inc(executed);
     return { executed, lostConsumption: claim.lost, deadLettered: deadLetters.length, refused: claim.refused };
   }

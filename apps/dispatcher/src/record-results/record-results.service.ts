@@ -68,9 +68,12 @@ export class RecordResultsService {
     this.faults.failRecording(ran.map((r) => r.claimed.intent.decisionId));
     if (finished.size < ran.length) this.log.warn(`${ran.length - finished.size} result(s) arrived after recovery had closed them`);
     const closed = ran.filter((r) => finished.has(r.claimed.intent.capabilityId));
-    await this.confirmations.finalize(tx, closed.map((r) => r.claimed.intent.capabilityId), closed.map((r) => r.result.effectBoundary));
+    // No statement for what cannot be there: a confirmation the capability never reserved, or a
+    // duplicate waiting for an effect that holds no key (ADR 0050).
+    const reserved = closed.filter((r) => r.claimed.confirmationReserved);
+    await this.confirmations.finalize(tx, reserved.map((r) => r.claimed.intent.capabilityId), reserved.map((r) => r.result.effectBoundary));
     await this.retries.request(tx, closed.filter((r) => this.retryable(r)).map((r) => r.claimed.intent));
-    const waiters = await this.dedupe.closeWaiters(tx, closed.map(holderOutcome));
+    const waiters = await this.dedupe.closeWaiters(tx, closed.filter((r) => r.claimed.holdsKey).map(holderOutcome));
     await appendJournal(tx, [...closed.map((r) => toolResultEntry(factsOf(r.claimed), r.result)), ...waiters], this.config.topics.journal);
   }
 

@@ -9,10 +9,12 @@ import type { ClaimedIntent } from '../dispatch-intents/claimed-intent';
 import { RecordResultsService } from '../record-results/record-results.service';
 import { issueConsumptionProof } from '../run-tool/consumption-proof';
 import { RunToolService } from '../run-tool/run-tool.service';
+import { startDeadlineMs } from './start-deadline';
 
 /**
  * Runs a slice's claimed intents a group at a time (the tool concurrency): each group is marked
- * effect_started in one statement right before its bodies start, with deadlines from then, and
+ * effect_started in one statement right before its bodies start, with deadlines from then (the
+ * first group's start commits with the claim instead, ADR 0050), and
  * its results are recorded as soon as the group is done. A crash therefore leaves unknown only
  * the bodies of one group; the rest are either recorded or still merely claimed. While the slice
  * runs, a heartbeat keeps the claims not yet started from being taken for a dead dispatcher's.
@@ -31,9 +33,9 @@ export class RunClaimedService {
     private readonly tracing: Tracing,
   ) {}
 
-  /** Returns how many bodies ran. */
-  async run(claimed: readonly ClaimedIntent[]): Promise<number> {
-    const waiting = new Set(claimed.map((c) => c.intent.capabilityId));
+  /** Returns how many bodies ran. `preStarted`: claims the claim itself wrote effect_started (the first group). */
+  async run(claimed: readonly ClaimedIntent[], preStarted: ReadonlySet<string> = new Set()): Promise<number> {
+    const waiting = new Set(claimed.map((c) => c.intent.capabilityId).filter((id) => !preStarted.has(id)));
     const heartbeat = this.keepClaimed(waiting);
     let ran = 0;
     try {
@@ -42,11 +44,8 @@ export class RunClaimedService {
         const group = claimed.slice(i, i + size);
         // Claims are already committed: an outage here is waited out, not turned into a redelivery
         // that would find them consumed and leave them to recovery.
-        const started = await retryWhileTransient(
-          () => this.effects.start(this.prisma.sql, group.map((c) => ({ capabilityId: c.intent.capabilityId, deadlineMs: this.deadlineMs(c.stored.tool) }))),
-          Date.now() + this.config.recording.maxWaitMs,
-          (attempt, e) => this.log.warn(`database unavailable while starting effects (attempt ${attempt}): ${e.message}`),
-        );
+        const started = await this.start(group.filter((c) => !preStarted.has(c.intent.capabilityId)));
+        for (const c of group) if (preStarted.has(c.intent.capabilityId)) started.add(c.intent.capabilityId);
         group.forEach((c) => waiting.delete(c.intent.capabilityId));
         const runnable = group.filter((c) => started.has(c.intent.capabilityId));
         if (runnable.length < group.length) this.log.warn(`${group.length - runnable.length} claim(s) were closed by recovery before they started; not run`);
@@ -75,8 +74,14 @@ export class RunClaimedService {
     return this.tracing.inSpans('run tool', [c.trace], run, { attributes: { 'arvis.tool': c.stored.tool } });
   }
 
-  private deadlineMs(tool: string): number {
-    return (this.catalog.get(tool)?.timeoutMs ?? 0) + this.config.recovery.graceMs;
+  /** effect_pending -> effect_started, one statement for the group; no statement when the claim already started them. */
+  private async start(group: readonly ClaimedIntent[]): Promise<Set<string>> {
+    if (group.length === 0) return new Set();
+    return retryWhileTransient(
+      () => this.effects.start(this.prisma.sql, group.map((c) => ({ capabilityId: c.intent.capabilityId, deadlineMs: startDeadlineMs(this.catalog, this.config, c.stored.tool) }))),
+      Date.now() + this.config.recording.maxWaitMs,
+      (attempt, e) => this.log.warn(`database unavailable while starting effects (attempt ${attempt}): ${e.message}`),
+    );
   }
 
   private keepClaimed(waiting: Set<string>): NodeJS.Timeout {

@@ -12,8 +12,8 @@ import {
 import { Kafka, logLevel, Partitioners, type Consumer, type KafkaConfig, type Producer } from 'kafkajs';
 import { fixLoadedKafkajs } from './kafkajs-idle-timer-fix';
 
-// Before any connection exists: kafkajs 2.2.4 from the registry burns CPU on a 1 ms timer loop per
-// connection while idle (ADR 0045). Every RequestQueue shares the prototype, so once is enough.
+// Before any connection exists: kafkajs 2.2.4 from the registry runs a 1 ms timer loop on every
+// connection, idle or not (ADR 0045 in the repository). All RequestQueues share the prototype.
 fixLoadedKafkajs();
 
 /** SASL (PLAIN, SCRAM-SHA-256/512) and TLS, as kafkajs takes them (docs/kafka-security.md). */

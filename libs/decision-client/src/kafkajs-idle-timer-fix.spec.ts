@@ -11,6 +11,7 @@ interface Queue {
   push(r: { entry: Record<string, unknown>; expectResponse: boolean; sendRequest: () => void }): void;
   fulfillRequest(r: { correlationId: number; payload: Buffer; size: number }): void;
   maybeThrottle(ms: number | null): void;
+  scheduleCheckPendingRequests(): void;
 }
 type QueueClass = RequestQueueClass & (new (opts: Record<string, unknown>) => Queue);
 

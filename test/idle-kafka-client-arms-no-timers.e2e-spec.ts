@@ -8,7 +8,7 @@ import { createKafka, ensureTopics } from '@arvis/kafka';
 import { brokers } from './support/environment';
 import { DATA, ROOT } from './support/services';
 
-// kafkajs 2.2.4 re-arms a 1 ms timer for ever on every connection (ADR 0045): about 2,000 timers a
+// kafkajs 2.2.4 re-arms a 1 ms timer for ever on every connection (ADR 0045): 1,500-2,100 timers a
 // second for an idle producer and consumer. The probe (a child process, so that jest's own timers
 // are not counted) connects, sends and receives one message, stays idle while it counts timers,
 // then sends and receives one more, so the fix is also shown not to stall a request.
@@ -42,7 +42,8 @@ describe('an idle Kafka client arms no request-queue timers', () => {
 
   it("the repository's kafkajs (patched at npm ci): a producer and a consumer idle for 3 s", async () => {
     const counts = await probe('kafkajs', ROOT);
-    expect(counts).toMatchObject({ armedByRequestQueue: 0, received: 2 });
+    expect(counts.armedByRequestQueue).toBe(0);
+    expect(counts.received).toBeGreaterThanOrEqual(2); // at least once: a rejoin may deliver one again
     // What is left is kafkajs's request-timeout check (every 100 ms per connection), heartbeats
     // and fetch replies: tens of wake-ups, against thousands with the loop.
     expect(counts.wakeUps).toBeLessThan(counts.idleMs / 10);
@@ -59,7 +60,8 @@ describe('an idle Kafka client arms no request-queue timers', () => {
     expect(requestQueue).not.toContain('Patched (tulios/kafkajs');
 
     const counts = await probe('client', dir);
-    expect(counts).toMatchObject({ armedByRequestQueue: 0, received: 2 });
+    expect(counts.armedByRequestQueue).toBe(0);
+    expect(counts.received).toBeGreaterThanOrEqual(2);
     expect(counts.wakeUps).toBeLessThan(counts.idleMs / 10);
   });
 });

@@ -16,6 +16,8 @@ WORKDIR /app
 # the @prisma/engines postinstall and `prisma generate` from downloading it (binaries.prisma.sh).
 ENV PRISMA_SCHEMA_ENGINE_BINARY=/bin/false
 COPY package.json package-lock.json ./
+# The postinstall applies patches/ (patch-package): kafkajs's idle timer loop (ADR 0045).
+COPY patches ./patches
 RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund --loglevel=error
 COPY tsconfig.json tsconfig.build.json prisma.config.ts ./
 COPY prisma ./prisma
@@ -36,12 +38,16 @@ COPY package.json package-lock.json ./
 # generated Prisma client is compiled into dist/ and migrate.js uses `pg`.
 RUN --mount=type=cache,target=/root/.npm \
     npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund --loglevel=error
+# --ignore-scripts also skips the postinstall that applies patches/ (kafkajs's idle timer loop, ADR
+# 0045), and patch-package is a devDependency: the build stage's copy (the same lock file) applies
+# them here, and fails the build if one does not apply.
+COPY patches ./patches
+RUN --mount=type=bind,from=build,source=/app/node_modules,target=/opt/build/node_modules \
+    node /opt/build/node_modules/patch-package/index.js --error-on-fail
 
 # ---- runtime -----------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
-# kafkajs's harmless -1 ms timer warning under Node 24 (ADR 0040); only that warning type.
-ENV NODE_OPTIONS=--disable-warning=TimeoutNegativeWarning
 WORKDIR /app
 # Files stay root-owned (read-only to the service); the process runs as the image's `node` user.
 COPY --from=prod-deps /app/node_modules ./node_modules

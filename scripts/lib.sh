@@ -53,14 +53,19 @@ ensure_node() {
   export PATH="$dir/bin:$PATH"
 }
 ensure_node
-# kafkajs 2.2.4 sets a -1 ms timer in its request queue; Node 24 clamps it to 1 ms, as Node 20 did
-# silently, and prints a warning from every process. Only that warning type is hidden (ADR 0040).
-export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--disable-warning=TimeoutNegativeWarning"
 
+# npm ci's postinstall applies patches/ (patch-package; kafkajs's idle timer loop, ADR 0045). An
+# install older than the lock file or than a patch file is redone, not patched over: patch-package
+# cannot apply a changed patch on top of the old one. Otherwise patch-package checks the install
+# (it applies a patch that is missing, as after `npm ci --ignore-scripts`, and fails on a mismatch).
 install_deps() {
-  if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]] \
+    || [[ -n "$(find patches -newer node_modules/.package-lock.json -print -quit)" ]]; then
     step "installing npm dependencies (npm ci)"
     npm ci --no-audit --no-fund --loglevel=error
+  else
+    local out
+    out="$(npm exec --no -- patch-package --error-on-fail 2>&1)" || { echo "$out" >&2; return 1; }
   fi
 }
 

@@ -10,6 +10,11 @@ import {
 // kafkajs directly, not @arvis/kafka: this lib is also published on its own (@arvis/decision-client),
 // and @arvis/kafka brings NestJS. The settings match libs/kafka: murmur2, as the services use.
 import { Kafka, logLevel, Partitioners, type Consumer, type KafkaConfig, type Producer } from 'kafkajs';
+import { fixLoadedKafkajs } from './kafkajs-idle-timer-fix';
+
+// Before any connection exists: kafkajs 2.2.4 from the registry runs a 1 ms timer loop on every
+// connection, idle or not (ADR 0045 in the repository). All RequestQueues share the prototype.
+fixLoadedKafkajs();
 
 /** SASL (PLAIN, SCRAM-SHA-256/512) and TLS, as kafkajs takes them (docs/kafka-security.md). */
 export interface KafkaSecurityOptions {

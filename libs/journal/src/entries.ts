@@ -1,4 +1,4 @@
-import type { EffectBoundary, JournalApprover, JournalEntryDraft, JournalError, JournalOperator, JournalOperatorAction, ReasonCode, RetryInfo } from '@arvis/contracts';
+import { clipText, type EffectBoundary, type JournalApprover, type JournalEntryDraft, type JournalError, type JournalOperator, type JournalOperatorAction, type ReasonCode, type RetryInfo } from '@arvis/contracts';
 import type { TraceCarrier } from '@arvis/tracing';
 
 /**
@@ -8,6 +8,16 @@ import type { TraceCarrier } from '@arvis/tracing';
  * hashed.
  */
 export type JournalDraft = Omit<JournalEntryDraft, 'specVersion' | 'recordedAt'> & { trace?: TraceCarrier };
+
+/**
+ * Journaled text is clipped here, by code point, so no caller can forget or cut inside a
+ * surrogate pair (a lone surrogate can never be canonicalised, so its entry could never be
+ * written): an error's message to 500 code points, an operator's note to 2,000.
+ */
+export const MAX_ERROR_MESSAGE = 500;
+export const MAX_OPERATOR_NOTE = 2000;
+const clippedError = (e: JournalError): JournalError => ({ ...e, message: clipText(e.message, MAX_ERROR_MESSAGE) });
+const clippedAction = (a: JournalOperatorAction): JournalOperatorAction => (a.note === undefined ? a : { ...a, note: clipText(a.note, MAX_OPERATOR_NOTE) });
 
 /** Who and what a decision is about: every entry names these. */
 export interface DecisionFacts {
@@ -69,7 +79,7 @@ const resultFields = (r: ResultFields) => ({
   effectBoundary: r.effectBoundary,
   success: r.success,
   ...(r.output !== undefined ? { output: r.output } : {}),
-  ...(r.error ? { error: r.error } : {}),
+  ...(r.error ? { error: clippedError(r.error) } : {}),
   ...(r.reasonCode ? { reasonCode: r.reasonCode } : {}),
   ...(r.latencyMs !== undefined ? { latencyMs: r.latencyMs } : {}),
   ...(r.deduplicatedOf !== undefined ? { deduplicatedOf: r.deduplicatedOf } : {}),
@@ -96,7 +106,7 @@ export function auditIncompleteEntry(facts: CapabilityFacts, boundary: EffectBou
     effectBoundary: boundary,
     success: false,
     reasonCode: 'audit_incomplete',
-    error: { code: 'audit_incomplete', message: reason },
+    error: clippedError({ code: 'audit_incomplete', message: reason }),
   };
 }
 
@@ -106,7 +116,7 @@ export function decisionRefusalEntry(
   facts: RefusedDecisionFacts,
   error: JournalError,
 ): JournalDraft {
-  return { kind, ...decisionFields(facts), effectBoundary: 'pre_effect_refusal', success: false, reasonCode: error.code, error };
+  return { kind, ...decisionFields(facts), effectBoundary: 'pre_effect_refusal', success: false, reasonCode: error.code, error: clippedError(error) };
 }
 
 /** The non-final entry of a decision parked until an approver confirms it. */
@@ -117,7 +127,7 @@ export function confirmationPendingEntry(facts: RefusedDecisionFacts, message: s
     effectBoundary: 'effect_not_started',
     success: false,
     reasonCode: 'confirmation_required',
-    error: { code: 'confirmation_required', message },
+    error: clippedError({ code: 'confirmation_required', message }),
   };
 }
 
@@ -163,7 +173,7 @@ export function operatorActionEntry(actId: string, operator: JournalOperator & {
     effectBoundary: 'effect_not_started',
     success: false,
     operator: { issuer: operator.issuer, subject: operator.subject },
-    action,
+    action: clippedAction(action),
   };
 }
 
@@ -185,6 +195,6 @@ export function effectResolvedEntry(
     effectBoundary: outcome,
     success: outcome === 'effect_completed',
     operator,
-    action: { name: 'resolve_unknown_effect', target: facts.decisionId, note },
+    action: clippedAction({ name: 'resolve_unknown_effect', target: facts.decisionId, note }),
   };
 }

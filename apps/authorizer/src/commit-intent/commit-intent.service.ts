@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { SPEC_VERSION, type IntentMessage, type ReasonCode, type UnsignedIntentMessage } from '@arvis/contracts';
+import { clipText, SPEC_VERSION, type IntentMessage, type ReasonCode, type UnsignedIntentMessage } from '@arvis/contracts';
 import { capabilityCommitmentOf, effectContextCommitment, intentCommitmentOf, type IntentCommitmentMaterial } from '@arvis/effect-context';
 import { canonicalJson, commitment, loadEd25519PrivateKey, signCanonical, type SigningKey } from '@arvis/crypto';
 import { CapabilityStore, ConfirmationNotReservable, ConfirmationStore, type MintedCapability } from '@arvis/lifecycle';
@@ -147,7 +147,7 @@ export class CommitIntentService {
               : {
                   authorized: p.a,
                   reasonCode: reused ? 'audit_receipt_position_reused' : 'audit_intent_failed',
-                  detail: reused ? `durable position ${p.message.receipt.durablePosition} was already accepted` : `intent not recorded: ${text.slice(0, 300)}`,
+                  detail: reused ? `durable position ${p.message.receipt.durablePosition} was already accepted` : `intent not recorded: ${clipText(text, 300)}`,
                 },
           );
         }

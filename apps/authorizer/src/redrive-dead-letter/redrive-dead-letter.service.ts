@@ -58,7 +58,7 @@ export class RedriveDeadLetterService {
       if (checked.ok && to === 'redriven') {
         await enqueueOutbox(tx, [{ topic: sourceTopic, key: found.key ?? `${body.partition}:${body.offset}`, payload: checked.text }]);
       }
-      const note = [body.note, `dead-lettered as ${reasonCode}`].filter(Boolean).join(' | ').slice(0, 2000);
+      const note = [body.note, `dead-lettered as ${reasonCode}`].filter(Boolean).join(' | '); // clipped by the entry factory
       return journalOperatorAct(tx, this.config.topics.journal, operator, { name: to === 'redriven' ? 'redrive_dead_letter' : 'discard_dead_letter', target, note });
     });
     if (!done) return { ok: false, ...refusal(HttpStatus.CONFLICT, 'already_handled', `${target} was already re-driven or discarded`) };

@@ -30,7 +30,7 @@ export class ReleaseQuarantinedService {
       const act = await journalOperatorAct(tx, this.config.topics.journal, operator, {
         name: to === 'release' ? 'release_quarantined' : 'discard_quarantined',
         target: `outbox/${row.seq}`,
-        note: note.slice(0, 2000),
+        note, // clipped by the entry factory
       });
       return { ...act, seq: row.seq, topic: row.topic };
     });

@@ -31,7 +31,7 @@ export function classifyResult(outcome: ToolOutcome, validateOutput: (o: unknown
         effectBoundary: 'effect_failed',
         success: false,
         reasonCode: 'tool_execution_failed',
-        error: { code: 'tool_execution_failed', message: outcome.error.message.slice(0, 500) },
+        error: { code: 'tool_execution_failed', message: outcome.error.message },
         latencyMs: outcome.latencyMs,
       };
     case 'timed_out':
@@ -59,5 +59,5 @@ export function classifyResult(outcome: ToolOutcome, validateOutput: (o: unknown
 }
 
 function refusal(effectBoundary: EffectBoundary, code: ReasonCode, message: string): Classified {
-  return { effectBoundary, success: false, reasonCode: code, error: { code, message: message.slice(0, 500) } };
+  return { effectBoundary, success: false, reasonCode: code, error: { code, message } };
 }

@@ -89,7 +89,7 @@ export class RecordResultsService {
    * does not call it unknown. The effect is never refused after the fact.
    */
   private async markAuditIncomplete(ran: readonly RanIntent[], cause: Error, waitUntil: number): Promise<void> {
-    const reason = `result not journaled: ${cause.message}`.slice(0, 500);
+    const reason = `result not journaled: ${cause.message}`; // clipped by the entry factory
     this.log.error(`${ran.length} effect result(s) could not be journaled; marking their runs audit-incomplete: ${cause.message}`);
     await this.whileTransient(waitUntil, () =>
       this.prisma.tx(async (tx) => {

@@ -11,6 +11,6 @@ export {
   type ParkRequest,
   type ReserveRequest,
 } from './confirmation-store';
-export { NO_PRUNED_ROWS, RetentionPruner, type PruneCounts, type RetentionSettings } from './retention-pruner';
+export { NO_PRUNED_ROWS, RetentionPruner, type DedupeFence, type PruneCounts, type RetentionSettings } from './retention-pruner';
 export { expectMoved, type Sql } from './sql';
 export { LifecycleModule } from './lifecycle.module';

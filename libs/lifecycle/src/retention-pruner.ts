@@ -87,7 +87,7 @@ SELECT (SELECT count(*) FROM scanned)::int AS scanned,
  */
 const DEDUPE_BATCH = `
 WITH scanned AS (
-  SELECT d.decision_id, d.received_at
+  SELECT d.decision_id, d.received_at, d.source_partition, d.source_offset
   FROM decision_inbox d
   WHERE d.received_at < now() - make_interval(secs => $1::float8 / 1000)
     AND (d.received_at, d.decision_id) > ($2::timestamptz, $3::text)
@@ -98,6 +98,11 @@ WITH scanned AS (
   FROM scanned s
   JOIN journal j ON j.final_decision_id = s.decision_id AND j.recorded_at < now() - make_interval(secs => $1::float8 / 1000)
   WHERE NOT EXISTS (SELECT 1 FROM intents i WHERE i.decision_id = s.decision_id)
+    -- The broker can no longer deliver the message the row guards: not from the topic (a retry),
+    -- below its partition's low watermark, or from before offsets were kept and the old rule allows.
+    AND (s.source_partition IS NULL OR $9::boolean
+         OR (s.source_partition = -1 AND $8::boolean)
+         OR EXISTS (SELECT 1 FROM unnest($6::int[], $7::bigint[]) AS w(p, low) WHERE w.p = s.source_partition AND s.source_offset < w.low))
     AND NOT EXISTS (SELECT 1 FROM confirmations c WHERE c.decision_id = s.decision_id AND c.status = ANY($5::text[]))
     AND NOT EXISTS (SELECT 1 FROM retries r WHERE r.parent_decision_id = s.decision_id AND r.status = 'pending')
     AND NOT EXISTS (
@@ -161,6 +166,14 @@ interface DedupeRow {
  * what it selected is rolled back. The journal is never touched. One pruner runs at a time (an
  * advisory lock); a pass stops early when `keepGoing` says so (shutdown).
  */
+/** What the decisions topic can still deliver (ADR 0041), read from the broker by the caller. */
+export interface DedupeFence {
+  /** Each partition's low watermark (log start offset): a message at or above it may be delivered again. */
+  lowWatermarks: ReadonlyMap<number, string>;
+  /** Rows from before offsets were kept (partition -1): whether the old rule (dedupe window longer than retention.ms) lets them go. */
+  legacyRowsMayGo: boolean;
+}
+
 export class RetentionPruner {
   constructor(
     private readonly pool: Pool,
@@ -168,10 +181,12 @@ export class RetentionPruner {
   ) {}
 
   /**
-   * One pass; null when another process holds the pruner's lock. `dedupe: false` keeps every
-   * dedupe row (the decisions topic may still redeliver what they guard: see the caller).
+   * One pass; null when another process holds the pruner's lock. `dedupe`: a fence (each
+   * partition's low watermark: an inbox row is pruned only once its message is below it, so the
+   * broker can no longer redeliver it), `false` to keep every dedupe row (the fence could not be
+   * read), or `true` for none (a store whose decisions topic is gone: tests, a restore).
    */
-  async pruneOnce({ dedupe = true, keepGoing = () => true }: { dedupe?: boolean; keepGoing?: () => boolean } = {}): Promise<PruneCounts | null> {
+  async pruneOnce({ dedupe = true, keepGoing = () => true }: { dedupe?: boolean | DedupeFence; keepGoing?: () => boolean } = {}): Promise<PruneCounts | null> {
     const client = await this.pool.connect();
     try {
       const locked = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [PRUNER_LOCK])).rows[0].ok;
@@ -179,8 +194,8 @@ export class RetentionPruner {
       try {
         const counts = { ...NO_PRUNED_ROWS };
         await this.material(client, counts, keepGoing);
-        if (dedupe) {
-          await this.dedupe(client, counts, keepGoing);
+        if (dedupe !== false) {
+          await this.dedupe(client, counts, keepGoing, dedupe === true ? null : dedupe);
           await this.keyHolders(client, counts, keepGoing);
         }
         return counts;
@@ -210,10 +225,12 @@ export class RetentionPruner {
     }
   }
 
-  private async dedupe(client: PoolClient, counts: PruneCounts, keepGoing: () => boolean): Promise<void> {
+  private async dedupe(client: PoolClient, counts: PruneCounts, keepGoing: () => boolean, fence: DedupeFence | null): Promise<void> {
     const { dedupeMs, batch } = this.settings;
+    const marks = [...(fence?.lowWatermarks ?? new Map<number, string>())];
+    const fenceParams = [marks.map(([p]) => p), marks.map(([, low]) => low), fence?.legacyRowsMayGo ?? true, fence === null];
     for (let at = START; keepGoing(); ) {
-      const r = await inTransaction(client, DEDUPE_BATCH, [dedupeMs, at.at, at.id, batch, OPEN_CONFIRMATIONS], (r: DedupeRow) =>
+      const r = await inTransaction(client, DEDUPE_BATCH, [dedupeMs, at.at, at.id, batch, OPEN_CONFIRMATIONS, ...fenceParams], (r: DedupeRow) =>
         // One inbox row per decision; at most one confirmation and one retry row each.
         r.inbox !== r.prunable || r.confirmations > r.prunable || r.retries > r.prunable ? `deleted ${r.inbox} inbox rows for ${r.prunable} decisions` : null,
       );

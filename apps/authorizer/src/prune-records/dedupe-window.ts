@@ -1,8 +1,8 @@
 /**
- * Whether the dedupe rows may be pruned now (ADR 0041). An inbox row is what makes a redelivered
- * decision a no-op; the decisions topic can hand a decision back (a consumer group reset, a
- * rewind) for as long as it keeps it. So the dedupe window must be longer than the topic's
- * retention.ms; an unknown or unlimited retention keeps every dedupe row.
+ * The old rule, now only for inbox rows from before their offsets were kept (ADR 0041): such a
+ * row may go only if the dedupe window is longer than the decisions topic's retention.ms; an
+ * unknown or unlimited retention keeps it. Rows that know their offset are judged by the
+ * partition's low watermark instead, since Kafka can keep a message past retention.ms.
  */
 export function dedupeVerdict(dedupeMs: number, topicRetentionMs: number | null): { prune: true } | { prune: false; why: string } {
   if (topicRetentionMs === null) return { prune: false, why: 'the decisions topic retention.ms could not be read' };

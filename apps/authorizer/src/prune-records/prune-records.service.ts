@@ -1,13 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { ConfigResourceTypes } from 'kafkajs';
 import { Pool } from 'pg';
 import { Counter } from 'prom-client';
-import { createKafka } from '@arvis/kafka';
-import { RetentionPruner, type PruneCounts } from '@arvis/lifecycle';
+import { RetentionPruner, type DedupeFence, type PruneCounts } from '@arvis/lifecycle';
 import { handlePoolErrors } from '@arvis/persistence';
 import { MetricsRegistry, PeriodicTask } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
-import { dedupeVerdict } from './dedupe-window';
+import { readDedupeFence } from './dedupe-fence';
 
 const TABLES = ['intents', 'capabilities', 'effects', 'inbox', 'confirmations', 'retries'] as const;
 
@@ -32,7 +30,7 @@ export class PruneRecordsService implements OnApplicationBootstrap, OnModuleDest
     metrics: MetricsRegistry,
   ) {
     this.pruned = new Counter({ name: 'arvis_retention_pruned_rows_total', help: 'Rows deleted by retention, by table', labelNames: ['table'], registers: [metrics] });
-    this.dedupeHeld = new Counter({ name: 'arvis_retention_dedupe_held_total', help: 'Passes that kept every dedupe row (decisions topic retention not shorter than RETENTION_DEDUPE_MS)', registers: [metrics] });
+    this.dedupeHeld = new Counter({ name: 'arvis_retention_dedupe_held_total', help: 'Passes that kept every dedupe row (what the decisions topic can still deliver could not be read)', registers: [metrics] });
     const r = config.retention;
     if (!r.enabled) return;
     this.pool = handlePoolErrors(new Pool({ connectionString: config.database.url, max: 1, application_name: 'arvis-retention' }), 'retention', (m) => this.log.warn(m));
@@ -53,13 +51,14 @@ export class PruneRecordsService implements OnApplicationBootstrap, OnModuleDest
   }
 
   async pass(): Promise<PruneCounts | null> {
-    const verdict = dedupeVerdict(this.config.retention.dedupeMs, await this.decisionsTopicRetentionMs());
-    if (!verdict.prune) {
+    const fence = await this.readDedupeFence();
+    const held = typeof fence === 'string' ? fence : undefined;
+    if (held !== undefined) {
       this.dedupeHeld.inc();
-      if (verdict.why !== this.lastHeldWhy) this.log.warn(`retention keeps every dedupe row: ${verdict.why}`);
+      if (held !== this.lastHeldWhy) this.log.warn(`retention keeps every dedupe row: ${held}`);
     }
-    this.lastHeldWhy = verdict.prune ? undefined : verdict.why;
-    const counts = await this.pruner!.pruneOnce({ dedupe: verdict.prune, keepGoing: () => this.running });
+    this.lastHeldWhy = held;
+    const counts = await this.pruner!.pruneOnce({ dedupe: typeof fence === 'string' ? false : fence, keepGoing: () => this.running });
     if (!counts) return null;
     for (const t of TABLES) if (counts[t] > 0) this.pruned.inc({ table: t }, counts[t]);
     const total = TABLES.reduce((n, t) => n + counts[t], 0);
@@ -67,20 +66,7 @@ export class PruneRecordsService implements OnApplicationBootstrap, OnModuleDest
     return counts;
   }
 
-  /** The decisions topic's retention.ms as the broker reports it; null when it cannot be read. */
-  private async decisionsTopicRetentionMs(): Promise<number | null> {
-    const admin = createKafka({ brokers: this.config.kafka.brokers, clientId: `${this.config.kafka.clientId}-retention` }).admin();
-    try {
-      await admin.connect();
-      const name = this.config.topics.decisions;
-      const described = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name, configNames: ['retention.ms'] }], includeSynonyms: false });
-      const value = described.resources[0]?.configEntries.find((c) => c.configName === 'retention.ms')?.configValue;
-      return value === undefined || value === null ? null : Number(value);
-    } catch (e) {
-      this.log.warn(`could not read retention.ms of the decisions topic: ${(e as Error).message}`);
-      return null;
-    } finally {
-      await admin.disconnect().catch(() => undefined);
-    }
+  private readDedupeFence(): Promise<DedupeFence | string> {
+    return readDedupeFence({ ...this.config.kafka, clientId: `${this.config.kafka.clientId}-retention` }, this.config.topics.decisions, this.config.retention.dedupeMs);
   }
 }

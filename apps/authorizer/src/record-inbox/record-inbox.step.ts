@@ -25,6 +25,9 @@ const INBOX_COLUMNS: ColumnMap<{ c: Candidate; status: InboxStatus }> = {
   status: ['text', (x) => x.status],
   identity_sha256: ['text', (x) => x.c.identitySha256],
   identity_claims: ['jsonb', (x) => storedClaimsJson(x.c)],
+  // Where the message was read: retention keeps the row while the broker can still deliver it.
+  source_partition: ['bigint', (x) => (x.c.origin.kind === 'message' ? x.c.origin.message.partition : null)],
+  source_offset: ['bigint', (x) => (x.c.origin.kind === 'message' ? x.c.origin.message.offset : null)],
 };
 
 const storedClaimsJson = (c: Candidate): string | null => {

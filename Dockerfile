@@ -41,7 +41,8 @@ RUN --mount=type=cache,target=/root/.npm \
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
 # kafkajs's harmless -1 ms timer warning under Node 24 (ADR 0040); only that warning type.
-ENV NODE_OPTIONS=--disable-warning=TimeoutNegativeWarning
+# A young generation of at most 3 x 16 MB: 75 MB less peak RSS, no more GC time (ADR 0051).
+ENV NODE_OPTIONS="--disable-warning=TimeoutNegativeWarning --max-semi-space-size=16"
 WORKDIR /app
 # Files stay root-owned (read-only to the service); the process runs as the image's `node` user.
 COPY --from=prod-deps /app/node_modules ./node_modules

@@ -48,9 +48,7 @@ export class PrismaService implements SqlClient, OnApplicationShutdown {
   client(): PrismaClient {
     if (!this.orm) {
       // Required here, not imported: importing would load it in every process at start.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { PrismaClient: Client } = require('./generated/prisma/client') as typeof import('./generated/prisma/client');
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { PrismaPg } = require('@prisma/adapter-pg') as typeof import('@prisma/adapter-pg');
       this.orm = new Client({
         adapter: new PrismaPg(this.pool, {

@@ -27,7 +27,6 @@ export interface SpanOptions {
 }
 
 // Required only when tracing is on: with it off, the SDK and the exporter stay unloaded (ADR 0051).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const sdk = (): typeof import('./sdk') => require('./sdk') as typeof import('./sdk');
 
 /** A collector that does not answer must not hold up a stop (supervisors kill after a grace period). */

@@ -36,8 +36,8 @@ export DEMO_CHECKPOINT_WAIT_MS="${DEMO_CHECKPOINT_WAIT_MS:-5000}"
 
 mkdir -p "$LOGS"
 step "starting authorizer and dispatcher (logs in $LOGS)"
-node dist/apps/authorizer/src/main.js >"$LOGS/authorizer.log" 2>&1 & PIDS+=($!)
-node dist/apps/dispatcher/src/main.js >"$LOGS/dispatcher.log" 2>&1 & PIDS+=($!)
+node --max-semi-space-size=8 dist/apps/authorizer/src/main.js >"$LOGS/authorizer.log" 2>&1 & PIDS+=($!)
+node --max-semi-space-size=8 dist/apps/dispatcher/src/main.js >"$LOGS/dispatcher.log" 2>&1 & PIDS+=($!)
 # Management ports (health): the authorizer's is 3101 (its approver API and console are on 3001).
 wait_ready "$LOGS" 3101 3002
 

@@ -2,7 +2,7 @@
 // default), each step on a fresh database and fresh topics, set up with that build's own scripts;
 // the scale phase starts the build's relay app alone, several times over (scale.ts).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -71,12 +71,23 @@ function portEnv(app: string, port: number): Record<string, string> {
   return { MANAGEMENT_PORT: String(port), HTTP_PORT: String(port + API_PORT_DISTANCE) };
 }
 
+/**
+ * The Node flags a build ships its app with: those its package.json `start:<app>` script passes
+ * before the entry point (`node --max-semi-space-size=8 dist/...`). Each build runs as it ships.
+ */
+export function shippedNodeFlags(packageJson: string, app: string): string[] {
+  const scripts = (JSON.parse(packageJson) as { scripts?: Record<string, string> }).scripts ?? {};
+  const m = /^node\s+(.*?)\s*dist\//.exec(scripts[`start:${app}`] ?? '');
+  return m ? m[1].split(/\s+/).filter((f) => f.startsWith('--')) : [];
+}
+
 /** Starts one app of the build; its output goes to `<logDir>/<label>-<logName>.log`. */
 export function spawnApp(v: Variant, app: string, port: number, env: Record<string, string>, logDir: string, logName = app): ChildProcess {
   const main = join(v.root, 'dist', 'apps', app, 'src', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} missing: the build did not run`);
   const log = createWriteStream(join(logDir, `${v.label}-${logName}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, [main], { cwd: v.root, env: { ...env, ...portEnv(app, port), KAFKA_GROUP_ID: `${env.ARVIS_TOPIC_PREFIX}${app}` }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const flags = shippedNodeFlags(readFileSync(join(v.root, 'package.json'), 'utf8'), app);
+  const child = spawn(process.execPath, [...flags, main], { cwd: v.root, env: { ...env, ...portEnv(app, port), KAFKA_GROUP_ID: `${env.ARVIS_TOPIC_PREFIX}${app}` }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.pipe(log);
   child.stderr!.pipe(log);
   return child;

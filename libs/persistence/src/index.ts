@@ -3,7 +3,8 @@ export { inPgTransaction, preparedQuery, TransactionTimeoutError, type SqlClient
 export { readAcceptedStores, readStoreFingerprint, StoreFingerprint, fingerprintOf, STORE_IDENTITY_SQL, type StoreIdentityRow } from './store-fingerprint';
 export { applyMigrations, dropDatabase, ensureDatabase, listMigrations, MigrationError, type MigrationReport } from './migrations/apply-migrations';
 export { applyToolMigrations, type MigratingPackage, type ToolMigrationReport } from './migrations/apply-tool-migrations';
-export { Prisma } from './generated/prisma/client';
+// Types only: a value export would load the Prisma client in every process (ADR 0051).
+export type { Prisma } from './generated/prisma/client';
 export { insertRows, unnestOf, type ColumnMap, type PgArrayType } from './insert-rows';
 export { handlePoolErrors, handleClientErrors } from './pg-errors';
 export { PersistenceModule } from './persistence.module';

@@ -1,38 +1,64 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import type { DatabaseSettings } from '@arvis/config';
-import { PrismaClient } from './generated/prisma/client';
+import type { PrismaClient } from './generated/prisma/client';
 import { handlePoolErrors } from './pg-errors';
 import { inPgTransaction, pgStatements, type SqlClient } from './pg-transaction';
 
 const log = new Logger('PrismaService');
 
-/** Prisma over the pg driver adapter (no query-engine binary at run time). */
+/**
+ * The process's database client: every statement runs on pg over one pool (ADR 0044). The Prisma
+ * client is loaded only when an off-path use asks for a model (ADR 0051): its WebAssembly query
+ * compiler costs about 55 MB of resident memory from its first query on, and the hot path and
+ * every raw statement need none of it.
+ */
 @Injectable()
-export class PrismaService extends PrismaClient implements OnApplicationShutdown {
+export class PrismaService implements SqlClient, OnApplicationShutdown {
   private readonly pool: Pool;
+  private orm?: PrismaClient;
+  private closed?: Promise<void>;
   /** Raw statements, each autocommitted, on pg directly (ADR 0044): for the hot path outside `tx()`. */
   readonly sql: SqlClient;
+  // Autocommitted raw statements, read as the hot path reads them (bigint as BigInt, ADR 0044).
+  readonly $queryRaw: SqlClient['$queryRaw'];
+  readonly $executeRaw: SqlClient['$executeRaw'];
+  readonly $queryRawUnsafe: SqlClient['$queryRawUnsafe'];
+  readonly $executeRawUnsafe: SqlClient['$executeRawUnsafe'];
 
   constructor(readonly settings: DatabaseSettings) {
-    // Our own pool, so that its 'error' listener exists from the first connection (the adapter
-    // adds one only when Prisma connects) and a dropped connection is logged, never fatal.
-    // A connection not handed out within the transaction timeout fails like Prisma's maxWait did.
-    const pool = handlePoolErrors(
+    // Our own pool, so that its 'error' listener exists from the first connection and a dropped
+    // connection is logged, never fatal. A connection not handed out within the transaction
+    // timeout fails like Prisma's maxWait did.
+    this.pool = handlePoolErrors(
       new Pool({ connectionString: settings.url, max: settings.poolSize, connectionTimeoutMillis: settings.txTimeoutMs }),
       'prisma',
       (m) => log.warn(m),
     );
-    super({
-      adapter: new PrismaPg(pool, {
-        disposeExternalPool: true,
-        onPoolError: () => undefined, // already logged by our listener
-        onConnectionError: (e) => log.warn(`prisma: transaction connection lost: ${e.message}`),
-      }),
-    });
-    this.pool = pool;
-    this.sql = pgStatements(pool);
+    this.sql = pgStatements(this.pool);
+    ({ $queryRaw: this.$queryRaw, $executeRaw: this.$executeRaw, $queryRawUnsafe: this.$queryRawUnsafe, $executeRawUnsafe: this.$executeRawUnsafe } = this.sql);
+  }
+
+  /** The approver API's "why not" read of one confirmation: off the hot path, so through the Prisma client. */
+  get confirmation(): PrismaClient['confirmation'] {
+    return this.client().confirmation;
+  }
+
+  /** The Prisma client over the same pool, loaded (module, adapter and query compiler) at the first call. */
+  client(): PrismaClient {
+    if (!this.orm) {
+      // Required here, not imported: importing would load it in every process at start.
+      const { PrismaClient: Client } = require('./generated/prisma/client') as typeof import('./generated/prisma/client');
+      const { PrismaPg } = require('@prisma/adapter-pg') as typeof import('@prisma/adapter-pg');
+      this.orm = new Client({
+        adapter: new PrismaPg(this.pool, {
+          disposeExternalPool: false, // ended below, with or without the client
+          onPoolError: () => undefined, // already logged by our listener
+          onConnectionError: (e) => log.warn(`prisma: transaction connection lost: ${e.message}`),
+        }),
+      });
+    }
+    return this.orm;
   }
 
   /**
@@ -46,8 +72,17 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
   // Nest stops in this order: onModuleDestroy (the polling workers stop), then it closes the HTTP
   // server and the Kafka consumers (which wait for their batch in flight), then
   // onApplicationShutdown. Disconnecting any earlier would cut the last batch's transactions.
-  async onApplicationShutdown(): Promise<void> {
-    await this.$disconnect();
+  onApplicationShutdown(): Promise<void> {
+    return this.$disconnect();
+  }
+
+  /** Closes the Prisma client, if it was loaded, and the pool; once, however often it is called. */
+  $disconnect(): Promise<void> {
+    this.closed ??= (async () => {
+      await this.orm?.$disconnect();
+      await this.pool.end();
+    })();
+    return this.closed;
   }
 }
 

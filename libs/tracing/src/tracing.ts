@@ -13,19 +13,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  TraceIdRatioBasedSampler,
-  TracerProvider,
-  type Sampler,
-  type SpanProcessor,
-} from '@opentelemetry/sdk-trace';
+import type { Sampler, SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { TracingSettings } from '@arvis/config';
 import type { TraceCarrier } from './trace-carrier';
 
@@ -38,23 +26,8 @@ export interface SpanOptions {
   startTime?: Date;
 }
 
-function samplerFor(s: TracingSettings): Sampler {
-  const ratio = () => new TraceIdRatioBasedSampler(s.samplerRatio);
-  switch (s.sampler) {
-    case 'always_on':
-      return new AlwaysOnSampler();
-    case 'always_off':
-      return new AlwaysOffSampler();
-    case 'traceidratio':
-      return ratio();
-    case 'parentbased_always_off':
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
-    case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: ratio() });
-    case 'parentbased_always_on':
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
-  }
-}
+// Required only when tracing is on: with it off, the SDK and the exporter stay unloaded (ADR 0051).
+const sdk = (): typeof import('./sdk') => require('./sdk') as typeof import('./sdk');
 
 /** A collector that does not answer must not hold up a stop (supervisors kill after a grace period). */
 const SHUTDOWN_FLUSH_MS = 5000;
@@ -80,17 +53,13 @@ export class Tracing {
   /** From configuration: an OTLP/HTTP (JSON) exporter behind a batch processor, or no-op without an endpoint. */
   static create(settings: TracingSettings, defaultServiceName: string): Tracing {
     if (!settings.tracesUrl) return Tracing.disabled();
-    const processor = new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: settings.tracesUrl }) });
-    return Tracing.withProcessor(processor, settings.serviceName ?? defaultServiceName, samplerFor(settings));
+    const { otlpProcessor, samplerFor } = sdk();
+    return Tracing.withProcessor(otlpProcessor(settings.tracesUrl), settings.serviceName ?? defaultServiceName, samplerFor(settings));
   }
 
   /** Any span processor (specs use an in-memory exporter). */
-  static withProcessor(processor: SpanProcessor, serviceName: string, sampler: Sampler = new ParentBasedSampler({ root: new AlwaysOnSampler() })): Tracing {
-    const provider = new TracerProvider({
-      resource: defaultResource().merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName })),
-      sampler,
-      spanProcessors: [processor],
-    });
+  static withProcessor(processor: SpanProcessor, serviceName: string, sampler?: Sampler): Tracing {
+    const provider = sdk().providerFor(processor, serviceName, sampler);
     return new Tracing(provider.getTracer('arvis'), provider);
   }
 

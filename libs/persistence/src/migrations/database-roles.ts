@@ -109,7 +109,19 @@ export interface RolesReport {
   roles: string[];
   created: string[];
   toolTables: Record<string, string[]>;
+  /**
+   * Whether PUBLIC lost EXECUTE on the advisory-lock functions and CONNECT/TEMP on the database
+   * (ADR 0052). False when the migrating user could not revoke them (not a superuser, e.g. on a
+   * managed PostgreSQL): a warning is logged and every login keeps what PostgreSQL gives it.
+   */
+  publicRevoked: { advisoryLocks: boolean; connect: boolean };
 }
+
+/**
+ * The components that take advisory locks: the relay's (in-process or alone), the checkpoint
+ * writer's and, in the authorizer, the retention pruner's. The CLI and tool packages take none.
+ */
+export const LOCK_TAKERS: readonly Component[] = ['authorizer', 'dispatcher', 'relay'];
 
 export interface RolesOptions {
   prefix: string;
@@ -214,8 +226,9 @@ export async function applyDatabaseRoles(databaseUrl: string, opts: RolesOptions
       const own = Object.fromEntries(owned[pkg].map((t) => [t, RIUD]));
       await grantExactly(client, schema, role, { ...TOOL_COMMON_GRANTS, ...own }, objects);
     }
+    const publicRevoked = await guardLocksAndConnect(client, roles, LOCK_TAKERS.map((c) => componentRole(opts.prefix, c)), log);
     await client.query('COMMIT');
-    return { roles, created, toolTables: owned };
+    return { roles, created, toolTables: owned, publicRevoked };
   } catch (e) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw e instanceof MigrationError ? e : new MigrationError(`granting the database roles failed (nothing changed): ${(e as Error).message}`);
@@ -232,4 +245,57 @@ async function revokePublicCreate(client: Client, schema: string): Promise<void>
     [schema],
   );
   if (rows[0].open) await client.query(`REVOKE CREATE ON SCHEMA ${q(schema)} FROM PUBLIC`);
+}
+
+/** Every advisory-lock function of this database's catalog: each variant (bigint, int pair, shared, xact, try, unlock). */
+const ADVISORY_FUNCTIONS_SQL = `SELECT p.oid::regprocedure::text AS fn FROM pg_proc p
+  WHERE p.pronamespace = 'pg_catalog'::regnamespace AND (p.proname LIKE 'pg\\_advisory\\_%' OR p.proname LIKE 'pg\\_try\\_advisory\\_%')
+  ORDER BY 1`;
+
+/**
+ * ADR 0052. PostgreSQL checks no rights on advisory-lock keys: any login that may call the
+ * functions can hold the relay's key and stop publishing. So EXECUTE on them goes from PUBLIC to
+ * the components that take locks (and the database owner, which migrates), and CONNECT and TEMP
+ * on the database from PUBLIC to the roles created here. Function ACLs are per database, like
+ * the grants. Only a superuser can revoke what the bootstrap superuser granted on pg_catalog
+ * functions; for anyone else REVOKE is a warning that changes nothing, so the result is read
+ * back: a component left without a right it needs stops the migration, PUBLIC keeping its
+ * rights is logged as a warning and reported (a managed PostgreSQL cannot do better).
+ */
+async function guardLocksAndConnect(client: Client, roles: string[], lockTakers: string[], log: (line: string) => void): Promise<RolesReport['publicRevoked']> {
+  const fns = (await client.query<{ fn: string }>(ADVISORY_FUNCTIONS_SQL)).rows.map((r) => r.fn);
+  const [{ db, owner, owner_is_super: ownerIsSuper, super: isSuper }] = (await client.query<{ db: string; owner: string; owner_is_super: boolean; super: boolean }>(
+    `SELECT current_database() AS db, r.rolname AS owner, r.rolsuper AS owner_is_super,
+            (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AS super
+       FROM pg_database d JOIN pg_roles r ON r.oid = d.datdba WHERE d.datname = current_database()`,
+  )).rows;
+  const list = fns.join(', ');
+  await client.query(`REVOKE EXECUTE ON FUNCTION ${list} FROM PUBLIC`);
+  await client.query(`GRANT EXECUTE ON FUNCTION ${list} TO ${lockTakers.map(q).join(', ')}`);
+  // The owner migrates (the migration lock) and may grant the functions to roles added later.
+  if (isSuper && !ownerIsSuper) await client.query(`GRANT EXECUTE ON FUNCTION ${list} TO ${q(owner)} WITH GRANT OPTION`);
+  await client.query(`REVOKE CONNECT, TEMPORARY ON DATABASE ${q(db)} FROM PUBLIC`);
+  await client.query(`GRANT CONNECT ON DATABASE ${q(db)} TO ${roles.map(q).join(', ')}`);
+  return checkGuard(client, { fns, roles, lockTakers, db, log });
+}
+
+/** Reads back what the REVOKEs and GRANTs achieved (they only warn when the user may not make them). */
+async function checkGuard(client: Client, g: { fns: string[]; roles: string[]; lockTakers: string[]; db: string; log: (line: string) => void }): Promise<RolesReport['publicRevoked']> {
+  const { rows } = await client.query<{ public_locks: boolean; public_connect: boolean; no_locks: string[]; no_connect: string[] }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_proc p, aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
+              WHERE p.oid = ANY($1::regprocedure[]) AND a.grantee = 0) AS public_locks,
+            EXISTS (SELECT 1 FROM pg_database d, aclexplode(coalesce(d.datacl, acldefault('d', d.datdba))) a
+              WHERE d.datname = $4 AND a.grantee = 0 AND a.privilege_type IN ('CONNECT', 'TEMPORARY')) AS public_connect,
+            ARRAY(SELECT r FROM unnest($2::text[]) r WHERE EXISTS (SELECT 1 FROM unnest($1::regprocedure[]) f WHERE NOT has_function_privilege(r, f, 'EXECUTE'))) AS no_locks,
+            ARRAY(SELECT r FROM unnest($3::text[]) r WHERE NOT has_database_privilege(r, $4, 'CONNECT')) AS no_connect`,
+    [g.fns, g.lockTakers, g.roles, g.db],
+  );
+  const r = rows[0];
+  if (r.no_locks.length > 0 || r.no_connect.length > 0) {
+    const what = [...r.no_locks.map((x) => `${x} may not call the advisory-lock functions`), ...r.no_connect.map((x) => `${x} may not connect`)].join('; ');
+    throw new MigrationError(`${what}: the migrating user cannot grant it; a superuser must run the migrate step once, or GRANT it (docs/database-roles.md)`);
+  }
+  if (r.public_locks) g.log(`WARNING: every login of ${g.db} may still take advisory locks (the relay's among them): only a superuser can revoke EXECUTE on them from PUBLIC (ADR 0052, docs/database-roles.md)`);
+  if (r.public_connect) g.log(`WARNING: every login may still connect to ${g.db} and create temporary tables: only its owner can revoke CONNECT and TEMP from PUBLIC`);
+  return { advisoryLocks: !r.public_locks, connect: !r.public_connect };
 }

@@ -1,7 +1,7 @@
 import { adminApi, OPERATOR_ENTRIES_SQL } from './support/admin-api';
 import { Harness } from './support/harness';
 import { stopApp, type RunningApp } from './support/services';
-import { Stack } from './support/stack';
+import { metric, Stack } from './support/stack';
 
 // A console session keeps the identity verified at sign-in, so it must also be held to what its
 // issuer's entry says now: before, a session opened through an issuer that was then removed or
@@ -52,6 +52,31 @@ describe('a console session', () => {
       { name: 'end_console_sessions', target: `acme/${issuer}/carol`, note: 'left the team' },
       { name: 'end_console_sessions', target: `acme/${issuer}` },
     ]);
+  });
+
+  // Each open stream used to poll the database on its own, without bound per session. Now a
+  // session holds at most CONSOLE_STREAMS_PER_SESSION (3) and one poller serves a tenant's streams.
+  it('holds at most three event streams per session, and polls once per tenant for all of them', async () => {
+    const [first, second] = [await signIn('carol'), await signIn('dave')];
+    const aborts: AbortController[] = [];
+    const open = async (cookie: string) => {
+      const abort = new AbortController();
+      aborts.push(abort);
+      const res = await fetch(`${base()}/console/events`, { headers: { cookie, accept: 'text/event-stream' }, signal: abort.signal });
+      return { status: res.status, body: res.status === 200 ? null : await res.json() };
+    };
+    try {
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await open(first)).status);
+      expect(statuses).toEqual([200, 200, 200]);
+      expect(await open(first)).toEqual({ status: 429, body: expect.objectContaining({ error: 'too_many_streams' }) });
+      expect((await open(second)).status).toBe(200);
+      expect([await metric(authorizer, 'arvis_console_streams'), await metric(authorizer, 'arvis_console_pollers')]).toEqual([4, 1]);
+    } finally {
+      for (const a of aborts) a.abort();
+    }
+    await h.waitUntil('the streams to close', async () => (await metric(authorizer, 'arvis_console_streams')) === 0);
+    expect(await metric(authorizer, 'arvis_console_pollers')).toBe(0);
   });
 
   it("ends once its issuer's rules change, while a new sign-in under the new rules works", async () => {

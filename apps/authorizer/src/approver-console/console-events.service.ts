@@ -1,6 +1,8 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { HttpStatus, Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown } from '@nestjs/common';
 import { Observable, type Subscriber } from 'rxjs';
+import { Gauge } from 'prom-client';
 import { PrismaService } from '@arvis/persistence';
+import { ApiError, MetricsRegistry } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { ListConfirmationsService } from '../list-confirmations/list-confirmations.service';
 import { MAX_PAGE } from '../list-confirmations/pending-confirmation';
@@ -22,57 +24,121 @@ export interface DecidedOutcome {
   reasonCode: string | null;
 }
 
+/** One open stream: its subscriber, its cookie's session, what it was last sent. */
+interface Stream {
+  sub: Subscriber<ConsoleEvent>;
+  sessionId: string;
+  last: { confirmations: string; outcomes: string };
+}
+
+/** The streams of one tenant, served by one poller. */
+interface TenantPoller {
+  streams: Set<Stream>;
+  timer: NodeJS.Timeout;
+  running: boolean;
+}
+
 /**
  * Server-sent events for an open console: the tenant's pending confirmations (first page), sent
  * when the stream opens and again whenever the list changes, so new requests appear and decided
  * ones go without a reload; and the final journal entries of what this approver decided in this
- * session, as they arrive. A short poll of the database per open stream (no LISTEN connection
- * to keep alive); each pass also re-reads the session, and a session that ended closes the stream.
+ * session, as they arrive. Bounded: one poller per tenant reads the pending list once per pass for
+ * all of that tenant's streams, and a session holds at most CONSOLE_STREAMS_PER_SESSION streams
+ * (one more is refused with 429, which an EventSource does not retry). Each pass re-reads every
+ * stream's session, and a session that ended closes its streams.
  */
 @Injectable()
 export class ConsoleEventsService implements BeforeApplicationShutdown {
   private readonly log = new Logger('ConsoleEvents');
-  private readonly open = new Set<Subscriber<ConsoleEvent>>();
+  private readonly pollers = new Map<string, TenantPoller>();
+  private readonly perSession = new Map<string, number>();
+  private readonly gauges: { streams: Gauge; pollers: Gauge };
 
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly sessions: ConsoleSessionsService,
     private readonly listing: ListConfirmationsService,
     private readonly prisma: PrismaService,
-  ) {}
+    @Optional() metrics?: MetricsRegistry,
+  ) {
+    const registers = metrics ? [metrics] : [];
+    this.gauges = {
+      streams: new Gauge({ name: 'arvis_console_streams', help: 'Open approver-console event streams', registers }),
+      pollers: new Gauge({ name: 'arvis_console_pollers', help: 'Tenants whose pending confirmations are polled for open console streams (one poller each)', registers }),
+    };
+  }
 
-  stream(sessionId: string): Observable<ConsoleEvent> {
+  /** A stream for this session (already checked by the guard); refused past the per-session cap. */
+  stream(session: ActiveSession, sessionId: string): Observable<ConsoleEvent> {
+    const held = this.perSession.get(session.sessionIdHash) ?? 0;
+    if (held >= this.config.console.streamsPerSession) {
+      throw new ApiError(HttpStatus.TOO_MANY_REQUESTS, 'too_many_streams', { message: `a console session holds at most ${this.config.console.streamsPerSession} event streams; close another tab` });
+    }
     return new Observable<ConsoleEvent>((sub) => {
-      this.open.add(sub);
-      const last = { confirmations: '', outcomes: '' };
-      const send = (type: 'confirmations' | 'outcomes', data: unknown[]) => {
-        const text = JSON.stringify(data);
-        if (text !== last[type]) sub.next({ type, data });
-        last[type] = text;
-      };
-      let running = false;
-      const pass = async () => {
-        if (running) return;
-        running = true;
-        try {
-          const session = await this.sessions.find(sessionId);
-          if (!session) return void (sub.next({ type: 'signed-out', data: {} }), sub.complete());
-          send('confirmations', await this.listing.pending(session.approver.tenant, MAX_PAGE, null));
-          send('outcomes', await this.outcomes(session));
-        } catch (e) {
-          // A database blip: the next pass tries again; the page keeps what it shows.
-          this.log.warn(`console events pass failed: ${(e as Error).message}`);
-        } finally {
-          running = false;
-        }
-      };
-      void pass();
-      const timer = setInterval(() => void pass(), this.config.console.eventsPollMs);
+      const stream: Stream = { sub, sessionId, last: { confirmations: '', outcomes: '' } };
+      const tenant = session.approver.tenant;
+      this.perSession.set(session.sessionIdHash, (this.perSession.get(session.sessionIdHash) ?? 0) + 1);
+      const poller = this.pollerOf(tenant);
+      poller.streams.add(stream);
+      this.measure();
+      void this.pass(tenant, [stream]);
       return () => {
-        clearInterval(timer);
-        this.open.delete(sub);
+        poller.streams.delete(stream);
+        const left = (this.perSession.get(session.sessionIdHash) ?? 1) - 1;
+        if (left > 0) this.perSession.set(session.sessionIdHash, left);
+        else this.perSession.delete(session.sessionIdHash);
+        if (poller.streams.size === 0) {
+          clearInterval(poller.timer);
+          this.pollers.delete(tenant);
+        }
+        this.measure();
       };
     });
+  }
+
+  private pollerOf(tenant: string): TenantPoller {
+    let poller = this.pollers.get(tenant);
+    if (!poller) {
+      const timer = setInterval(() => void this.pass(tenant), this.config.console.eventsPollMs);
+      poller = { streams: new Set(), timer, running: false };
+      this.pollers.set(tenant, poller);
+    }
+    return poller;
+  }
+
+  /** One pass for a tenant (or only some of its streams, when one opens): the list once, then each stream's session and outcomes. */
+  private async pass(tenant: string, only?: Stream[]): Promise<void> {
+    const poller = this.pollers.get(tenant);
+    if (!poller || (only === undefined && poller.running)) return;
+    if (only === undefined) poller.running = true;
+    try {
+      const streams = only ?? [...poller.streams];
+      if (streams.length === 0) return;
+      const pending = await this.listing.pending(tenant, MAX_PAGE, null);
+      for (const stream of streams) await this.serve(stream, pending);
+    } catch (e) {
+      // A database blip: the next pass tries again; the pages keep what they show.
+      this.log.warn(`console events pass failed: ${(e as Error).message}`);
+    } finally {
+      if (only === undefined) poller.running = false;
+    }
+  }
+
+  private async serve(stream: Stream, pending: unknown[]): Promise<void> {
+    const session = await this.sessions.find(stream.sessionId);
+    if (!session) return void (stream.sub.next({ type: 'signed-out', data: {} }), stream.sub.complete());
+    const send = (type: 'confirmations' | 'outcomes', data: unknown[]) => {
+      const text = JSON.stringify(data);
+      if (text !== stream.last[type]) stream.sub.next({ type, data });
+      stream.last[type] = text;
+    };
+    send('confirmations', pending);
+    send('outcomes', await this.outcomes(session));
+  }
+
+  private measure(): void {
+    this.gauges.pollers.set(this.pollers.size);
+    this.gauges.streams.set([...this.pollers.values()].reduce((n, p) => n + p.streams.size, 0));
   }
 
   private outcomes(session: ActiveSession): Promise<DecidedOutcome[]> {
@@ -89,6 +155,6 @@ export class ConsoleEventsService implements BeforeApplicationShutdown {
 
   /** Open streams would hold the HTTP server's close: end them before it stops. */
   beforeApplicationShutdown(): void {
-    for (const sub of [...this.open]) sub.complete();
+    for (const poller of [...this.pollers.values()]) for (const s of [...poller.streams]) s.sub.complete();
   }
 }

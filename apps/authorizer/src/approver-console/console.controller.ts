@@ -114,7 +114,7 @@ export class ConsoleController {
   @Sse('events')
   @UseGuards(ConsoleSessionGuard)
   stream(@Req() req: ConsoleRequest): Observable<ConsoleEvent> {
-    return this.events.stream(this.guard.sessionIdOf(req)!);
+    return this.events.stream(req.session!, this.guard.sessionIdOf(req)!);
   }
 
   private started(s: SignedIn, res: CookieResponse): ConsoleSessionView {

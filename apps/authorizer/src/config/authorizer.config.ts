@@ -30,6 +30,8 @@ const AuthorizerEnv = z
     CONSOLE_SESSION_TTL_MS: envInt(15 * 60 * 1000, 1000, 12 * 3600 * 1000),
     /** How often an open console's event stream looks for new pending confirmations. */
     CONSOLE_EVENTS_POLL_MS: envInt(1000, 100, 60_000),
+    /** Event streams one console session may hold open at once (tabs); one more is refused with 429. */
+    CONSOLE_STREAMS_PER_SESSION: envInt(3, 1, 100),
     /**
      * Dev sign-in (development profile only): the private key (Ed25519 PEM) of a trusted EdDSA
      * issuer named by CONSOLE_DEV_ISSUER, with which the console mints a token for a dev approver.
@@ -107,6 +109,7 @@ export function loadAuthorizerConfig(env?: Record<string, string | undefined>) {
     console: {
       sessionTtlMs: e.CONSOLE_SESSION_TTL_MS,
       eventsPollMs: e.CONSOLE_EVENTS_POLL_MS,
+      streamsPerSession: e.CONSOLE_STREAMS_PER_SESSION,
       // Secure cookies need https; only a developer's machine serves the console over plain http.
       secureCookie: e.ARVIS_PROFILE !== 'development',
       devSignIn:

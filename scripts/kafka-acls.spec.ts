@@ -30,4 +30,11 @@ describe('the Kafka ACL table', () => {
       [ResourcePatternTypes.PREFIXED, AclOperationTypes.DELETE],
     ]);
   });
+
+  it("lets the authorizer read the dead letters it re-drives and the decisions topic's settings retention needs, with its own reader groups", () => {
+    const of = (name: string) => table.filter((r) => r.role === 'authorizer' && r.name === name).flatMap((r) => r.operations);
+    expect(of('arvis.decisions')).toEqual(['Read', 'DescribeConfigs']);
+    expect([of('arvis.decisions.dlq'), of('arvis.intents.dlq')]).toEqual([['Read', 'Write'], ['Read', 'Write']]);
+    expect(table.find((r) => r.role === 'authorizer' && r.resource === 'group' && r.prefixed)).toMatchObject({ name: 'arvis-admin-reader-', operations: ['Read', 'Delete'] });
+  });
 });

@@ -3,12 +3,13 @@
 // spec on the secured broker are the same table.
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type Admin } from 'kafkajs';
 import type { Topics } from '@arvis/contracts';
+import { ADMIN_READER_GROUP_PREFIX } from '../apps/authorizer/src/redrive-dead-letter/read-dead-letter';
 
 /** The roles of the table; each is granted to one or more principals (`User:<name>`). */
 export const ACL_ROLES = ['authorizer', 'dispatcher', 'relay', 'producer', 'analyst'] as const;
 export type AclRole = (typeof ACL_ROLES)[number];
 
-export type AclOperation = 'Read' | 'Write' | 'Describe' | 'Delete';
+export type AclOperation = 'Read' | 'Write' | 'Describe' | 'Delete' | 'DescribeConfigs';
 
 export interface AclRule {
   role: AclRole;
@@ -28,6 +29,8 @@ export interface AclPlan {
 
 /** Prefixes of the throwaway consumer groups the journal watcher and the CLI create per run. */
 export const ANALYST_GROUP_PREFIXES = ['arvis-journal-watcher-', 'arvis-cli-'];
+/** The authorizer's admin API reads one dead letter per re-drive through such a throwaway group. */
+export const AUTHORIZER_READER_GROUP_PREFIX = ADMIN_READER_GROUP_PREFIX;
 
 export function aclTable({ topics, groups }: AclPlan): AclRule[] {
   const topic = (role: AclRole, name: string, operations: AclOperation[], why: string): AclRule => ({ role, resource: 'topic', name, prefixed: false, operations, why });
@@ -41,7 +44,10 @@ export function aclTable({ topics, groups }: AclPlan): AclRule[] {
     topic(role, topics.intentsDlq, ['Write'], 'relay: dead letters of unreadable or untrusted intents'),
   ];
   return [
-    topic('authorizer', topics.decisions, ['Read'], 'consumes decisions'),
+    topic('authorizer', topics.decisions, ['Read', 'DescribeConfigs'], 'consumes decisions; retention reads its low watermarks and retention.ms'),
+    topic('authorizer', topics.decisionsDlq, ['Read'], 'the admin API reads a dead letter to re-drive it'),
+    topic('authorizer', topics.intentsDlq, ['Read'], 'the admin API reads a dead letter to re-drive it'),
+    group('authorizer', AUTHORIZER_READER_GROUP_PREFIX, ['Read', 'Delete'], 'the dead-letter reader: throwaway groups, deleted after a read', true),
     group('authorizer', groups.authorizer, ['Read'], 'its consumer group (offsets committed after the database commit)'),
     ...publishesOutbox('authorizer'),
     topic('dispatcher', topics.intents, ['Read'], 'consumes intents; reads their end offsets (redelivery lag)'),
@@ -56,7 +62,7 @@ export function aclTable({ topics, groups }: AclPlan): AclRule[] {
   ];
 }
 
-const OPERATION = { Read: AclOperationTypes.READ, Write: AclOperationTypes.WRITE, Describe: AclOperationTypes.DESCRIBE, Delete: AclOperationTypes.DELETE };
+const OPERATION = { Read: AclOperationTypes.READ, Write: AclOperationTypes.WRITE, Describe: AclOperationTypes.DESCRIBE, Delete: AclOperationTypes.DELETE, DescribeConfigs: AclOperationTypes.DESCRIBE_CONFIGS };
 
 /** kafkajs's CreateAcls entries: one per rule, operation and principal. */
 export function aclEntries(rules: AclRule[], principals: Record<AclRole, string[]>) {

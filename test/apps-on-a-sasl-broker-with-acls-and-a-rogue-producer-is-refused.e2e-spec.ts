@@ -9,6 +9,8 @@ import { groupOf } from './support/environment';
 import { Harness } from './support/harness';
 import { DATA, ROOT } from './support/services';
 import { Stack } from './support/stack';
+import { readDedupeFence } from '../apps/authorizer/src/prune-records/dedupe-fence';
+import { readRecord } from '../apps/authorizer/src/redrive-dead-letter/read-dead-letter';
 
 // A second broker beside the suite's plaintext one: SASL SCRAM-SHA-512 over TLS (a self-signed
 // certificate made at start), the StandardAuthorizer, nothing allowed without an ACL
@@ -130,6 +132,33 @@ describe('the apps on a SASL (SCRAM over TLS) broker with ACLs, each as its own 
       await admin.disconnect();
     }
   });
+  // The admin API's dead-letter reader and retention's check of the decisions topic connected
+  // without the service's SASL/TLS, and the ACL table gave them no rights: on this broker both failed.
+  it("reads a dead letter and the decisions topic's low watermarks and retention as the authorizer's own principal", async () => {
+    const producer = createProducer(new Kafka({ brokers: BROKERS, ...as('producer'), clientId: 'securekafka-garbage', logLevel: logLevel.NOTHING }));
+    await producer.connect();
+    await producer.send({ topic: h.topics.decisions, acks: -1, messages: [{ key: 'sasl-dlq-run', value: 'not json at all' }] }).finally(() => producer.disconnect());
+    const admin = createKafka({ brokers: BROKERS, security: as('admin'), clientId: 'securekafka-dlq-offsets' }).admin();
+    await admin.connect();
+    let at: { partition: number; offset: string } | undefined;
+    try {
+      await h.waitUntil('the dead letter on its topic', async () => {
+        const o = (await admin.fetchTopicOffsets(h.topics.decisionsDlq)).find((p) => p.high !== '0');
+        at = o && { partition: o.partition, offset: String(BigInt(o.high) - 1n) };
+        return at !== undefined;
+      });
+    } finally {
+      await admin.disconnect();
+    }
+    const authorizer = { brokers: BROKERS, security: as('authorizer') };
+    const record = await readRecord(authorizer, h.topics.decisionsDlq, at!.partition, at!.offset);
+    expect((JSON.parse(record!.value!.toString()) as { reasonCode: string }).reasonCode).toBe('malformed_message');
+    const fence = await readDedupeFence({ ...authorizer, clientId: 'securekafka-fence' }, h.topics.decisions, 60_000);
+    expect(typeof fence === 'string' ? fence : { partitions: fence.lowWatermarks.size }).toEqual({ partitions: 6 });
+    // Without the service's credentials (as both did before) the broker refuses.
+    expect(typeof (await readDedupeFence({ brokers: BROKERS, security: { ssl: as('authorizer').ssl }, clientId: 'securekafka-anonymous' }, h.topics.decisions, 60_000))).toBe('string');
+  });
+
   it('creates topics as the admin (npm run topics) with the configured min.insync.replicas, and refuses a replication factor the brokers cannot meet', async () => {
     const createTopics = (prefix: string, replicas: string) =>
       promisify(execFile)(process.execPath, [join(ROOT, 'dist', 'scripts', 'create-topics.js')], {

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createKafka } from '@arvis/kafka';
 
+/** The throwaway consumer groups of the admin API's dead-letter reader (the ACL table grants them). */
+export const ADMIN_READER_GROUP_PREFIX = 'arvis-admin-reader-';
+
 export interface TopicRecord {
   key: string | null;
   value: Buffer | null;
@@ -10,13 +13,15 @@ export interface TopicRecord {
  * Reads the one record at `partition`/`offset` of a topic, or null when that offset is not (or no
  * longer) on the topic. A throwaway consumer group, deleted afterwards, seeks straight to it: no
  * real consumer's offsets move. Dead letters are read this way because a DLQ topic is their only
- * copy: their outbox rows are pruned once published (ADR 0004).
+ * copy: their outbox rows are pruned once published (ADR 0004). The group's name starts with
+ * ADMIN_READER_GROUP_PREFIX, which the ACL table grants the authorizer.
  */
-export async function readRecord(settings: { brokers: string[] }, topic: string, partition: number, offset: string, timeoutMs = 30_000): Promise<TopicRecord | null> {
-  const kafka = createKafka({ brokers: settings.brokers, clientId: 'arvis-admin-reader' });
+export async function readRecord(settings: Omit<Parameters<typeof createKafka>[0], 'clientId'>, topic: string, partition: number, offset: string, timeoutMs = 30_000): Promise<TopicRecord | null> {
+  // As the authorizer's own principal, with its SASL/TLS: a secured broker refuses an anonymous client.
+  const kafka = createKafka({ ...settings, clientId: 'arvis-admin-reader' });
   const admin = kafka.admin();
   await admin.connect();
-  const groupId = `arvis-admin-reader-${randomUUID()}`;
+  const groupId = `${ADMIN_READER_GROUP_PREFIX}${randomUUID()}`;
   try {
     const p = (await admin.fetchTopicOffsets(topic)).find((o) => o.partition === partition);
     if (!p || BigInt(offset) < BigInt(p.low) || BigInt(offset) >= BigInt(p.high)) return null;

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { CustomTransportStrategy, Server } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
-import type { Consumer, EachBatchPayload } from 'kafkajs';
+import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { KafkaSettings } from '@arvis/config';
 import { buildDlqRecord } from '@arvis/contracts';
 import { createKafka, KafkaPublisher, toInboundHeaders, type InboundMessage, type Kafka } from './kafka-client';
@@ -42,6 +42,16 @@ export const isolatedPattern = (pattern: string): string => `${pattern}:isolated
 type MessageHandlerFn = NonNullable<ReturnType<Server['getHandlerByPattern']>>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const toInbound = (topic: string, partition: number, m: KafkaMessage): InboundMessage => ({
+  topic,
+  partition,
+  offset: m.offset,
+  key: m.key ? m.key.toString('utf8') : null,
+  value: m.value,
+  headers: toInboundHeaders(m.headers),
+  timestamp: m.timestamp,
+});
 
 /**
  * NestJS transport over kafkajs: consumes in batches, partitions in parallel, and commits an
@@ -127,34 +137,46 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     const handler = pattern ? this.getHandlerByPattern(pattern) : null;
     if (!pattern || !handler) throw new Error(`no handler for topic ${batch.topic}`);
     const stopped = () => this.closing || !isRunning() || isStale();
-    if (stopped()) return;
-    // One slice per call, its size bounded by time (SliceSizer). kafkajs fetches again only once
-    // every batch of its last fetch has been handled, so handling the whole batch here would hold
-    // every other partition's new messages behind this one's backlog. The rest stays unresolved:
-    // the next fetch, issued as soon as this round's slices are done, starts again at `last + 1`.
+    // The fetched batch is handled in slices, each committed after its transaction (ADR 0001),
+    // for as long as the round's budget allows (ADR 0046). kafkajs fetches again only once every
+    // batch of its last fetch has been handled, so this call holds every other partition's new
+    // messages; but each return with a rest unresolved makes kafkajs fetch and decode that rest
+    // again. A slice starts only if it is expected to end within the budget; the first always runs.
     const key = `${batch.topic}|${batch.partition}`;
-    const started = performance.now();
-    const messages: InboundMessage[] = batch.messages.slice(0, this.sizer.next(key)).map((m) => ({
-      topic: batch.topic,
-      partition: batch.partition,
-      offset: m.offset,
-      key: m.key ? m.key.toString('utf8') : null,
-      value: m.value,
-      headers: toInboundHeaders(m.headers),
-      timestamp: m.timestamp,
-    }));
+    const round = performance.now();
+    const budget = this.options.kafka.sliceTargetMs;
+    let expectedMs = 0;
+    for (let from = 0; from < batch.messages.length; ) {
+      if (stopped() || (from > 0 && performance.now() - round + expectedMs > budget)) return;
+      const size = this.sizer.next(key);
+      const started = performance.now();
+      const messages = batch.messages.slice(from, from + size).map((m) => toInbound(batch.topic, batch.partition, m));
+      if (!(await this.settleAndCommit(pattern, handler, messages, { resolveOffset, heartbeat, stopped }))) return;
+      const ms = performance.now() - started;
+      this.sizer.record(key, messages.length, ms);
+      expectedMs = (ms / messages.length) * this.sizer.next(key);
+      from += messages.length;
+    }
+  }
+
+  /** False if stopped mid-slice: it stays uncommitted, and the partition's next owner gets it again. */
+  private async settleAndCommit(
+    pattern: string,
+    handler: MessageHandlerFn,
+    messages: InboundMessage[],
+    round: Pick<EachBatchPayload, 'resolveOffset' | 'heartbeat'> & { stopped: () => boolean },
+  ): Promise<boolean> {
     try {
-      await this.withHeartbeat(heartbeat, () => this.settle(pattern, handler, messages, heartbeat, stopped));
+      await this.withHeartbeat(round.heartbeat, () => this.settle(pattern, handler, messages, round.heartbeat, round.stopped));
     } catch (e) {
-      // Stopped mid-slice: leave it uncommitted; the partition's next owner gets it again.
-      if (e instanceof SettleStopped) return;
+      if (e instanceof SettleStopped) return false;
       throw e;
     }
-    const last = messages[messages.length - 1].offset;
-    resolveOffset(last);
-    await this.consumer!.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() }]);
-    this.sizer.record(key, messages.length, performance.now() - started);
-    await heartbeat();
+    const { topic, partition, offset: last } = messages[messages.length - 1];
+    round.resolveOffset(last);
+    await this.consumer!.commitOffsets([{ topic, partition, offset: (BigInt(last) + 1n).toString() }]);
+    await round.heartbeat();
+    return true;
   }
 
   /**

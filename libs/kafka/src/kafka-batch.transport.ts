@@ -7,6 +7,7 @@ import { buildDlqRecord } from '@arvis/contracts';
 import { createKafka, KafkaPublisher, toInboundHeaders, type InboundMessage, type Kafka } from './kafka-client';
 import { settleSlice, SettleStopped, type IsolatedMessage } from './settle-slice';
 import { SliceSizer } from './slice-sizer';
+import { TurnKeeper } from './turn-keeper';
 import { isTransientFault } from './transient-fault';
 
 /** What an @EventPattern handler receives: a slice of one partition's batch, in offset order. */
@@ -67,6 +68,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
   private publisher?: KafkaPublisher;
   private warnedOpaque = false;
   private readonly sizer: SliceSizer;
+  private turns?: TurnKeeper;
 
   constructor(private readonly options: KafkaBatchTransportOptions) {
     super();
@@ -100,6 +102,8 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       if (!topic) throw new Error(`no topic configured for handler pattern "${pattern}"`);
       this.patternByTopic.set(topic, pattern);
     }
+    this.turns = new TurnKeeper(kafka.admin({ retry: { retries: 0 } }), settings.groupId);
+    this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => this.turns!.assign(event.payload.memberAssignment));
     await this.connectUntilReachable();
     this.consumer.on(this.consumer.events.CRASH, (event) => {
       const { error, restart } = event.payload as { error: Error; restart: boolean };
@@ -137,25 +141,34 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     const handler = pattern ? this.getHandlerByPattern(pattern) : null;
     if (!pattern || !handler) throw new Error(`no handler for topic ${batch.topic}`);
     const stopped = () => this.closing || !isRunning() || isStale();
-    // The fetched batch is handled in slices, each committed after its transaction (ADR 0001),
-    // for as long as the round's budget allows (ADR 0046). kafkajs fetches again only once every
-    // batch of its last fetch has been handled, so this call holds every other partition's new
-    // messages; but each return with a rest unresolved makes kafkajs fetch and decode that rest
-    // again. A slice starts only if it is expected to end within the budget; the first always runs.
+    // The fetched batch is handled in slices, each committed after its transaction (ADR 0001).
+    // kafkajs fetches again only once every batch of its last fetch has been handled, so this call
+    // holds every other partition's new messages; but a return with a rest unresolved makes kafkajs
+    // fetch and decode that rest again (ADR 0046). So the batch goes on for as long as the round's
+    // budget allows, and past it only while no other partition of this member has messages waiting
+    // (asked again every budget). The first slice always runs.
     const key = `${batch.topic}|${batch.partition}`;
-    const round = performance.now();
     const budget = this.options.kafka.sliceTargetMs;
-    let expectedMs = 0;
-    for (let from = 0; from < batch.messages.length; ) {
-      if (stopped() || (from > 0 && performance.now() - round + expectedMs > budget)) return;
-      const size = this.sizer.next(key);
-      const started = performance.now();
-      const messages = batch.messages.slice(from, from + size).map((m) => toInbound(batch.topic, batch.partition, m));
-      if (!(await this.settleAndCommit(pattern, handler, messages, { resolveOffset, heartbeat, stopped }))) return;
-      const ms = performance.now() - started;
-      this.sizer.record(key, messages.length, ms);
-      expectedMs = (ms / messages.length) * this.sizer.next(key);
-      from += messages.length;
+    this.turns!.begin(batch.topic, batch.partition, BigInt(batch.lastOffset()) + 1n);
+    try {
+      let turnFrom = performance.now();
+      let expectedMs = 0;
+      for (let from = 0; from < batch.messages.length; ) {
+        if (stopped()) return;
+        if (from > 0 && performance.now() - turnFrom + expectedMs > budget) {
+          if (await this.turns!.othersWaiting(batch.topic, batch.partition)) return;
+          turnFrom = performance.now();
+        }
+        const started = performance.now();
+        const messages = batch.messages.slice(from, from + this.sizer.next(key)).map((m) => toInbound(batch.topic, batch.partition, m));
+        if (!(await this.settleAndCommit(pattern, handler, messages, { resolveOffset, heartbeat, stopped }))) return;
+        const ms = performance.now() - started;
+        this.sizer.record(key, messages.length, ms);
+        expectedMs = (ms / messages.length) * this.sizer.next(key);
+        from += messages.length;
+      }
+    } finally {
+      this.turns!.end(batch.topic, batch.partition);
     }
   }
 
@@ -280,6 +293,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     // disconnect() waits for the batch in progress, so its offsets are committed before we leave.
     await this.consumer?.disconnect();
     await this.publisher?.disconnect().catch(() => undefined);
+    await this.turns?.close();
   }
 
   on(): never {

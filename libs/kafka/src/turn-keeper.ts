@@ -1,0 +1,98 @@
+import type { Admin } from 'kafkajs';
+
+/** What one check knows of a topic: where this member has fetched to, and the broker's log ends. */
+export interface TurnView {
+  /** This member's partitions of the topic (its group assignment). */
+  assigned: readonly number[];
+  /** The partition asking; it is never waiting on itself. */
+  self: number;
+  /** Partitions whose batch of this round is being handled: they are not waiting for a fetch. */
+  busy: ReadonlySet<number>;
+  /** Offset after the last message fetched (else committed) per partition; absent: unknown. */
+  fetchedTo: ReadonlyMap<number, bigint>;
+  /** The broker's log end offset per partition. */
+  highs: ReadonlyMap<number, bigint>;
+}
+
+/**
+ * The partitions whose messages wait for kafkajs's next fetch: not busy in this round, with messages
+ * on the broker beyond what this member has fetched. A partition of unknown position counts as
+ * waiting when its log is not empty: yielding too often only costs a fetch.
+ */
+export function waitingPartitions(v: TurnView): number[] {
+  return v.assigned.filter((p) => {
+    if (p === v.self || v.busy.has(p)) return false;
+    const high = v.highs.get(p);
+    if (high === undefined) return true;
+    return high > (v.fetchedTo.get(p) ?? 0n);
+  });
+}
+
+/**
+ * Tells a batch that holds the fetch round whether any other partition of this member has messages
+ * waiting for the next fetch (ADR 0046). One ListOffsets of the topic (latest, and earliest from
+ * kafkajs's admin) per question, and the group's committed offsets for partitions this member has
+ * not fetched from since its assignment. A question that fails counts as "someone is waiting".
+ */
+export class TurnKeeper {
+  private assignment = new Map<string, number[]>();
+  private readonly fetchedTo = new Map<string, Map<number, bigint>>();
+  private readonly busy = new Map<string, Set<number>>();
+  private connected?: Promise<void>;
+
+  constructor(
+    private readonly admin: Admin,
+    private readonly groupId: string,
+  ) {}
+
+  /** A new generation: positions from before it may be stale (another member may have moved them). */
+  assign(assignment: Record<string, number[]>): void {
+    this.assignment = new Map(Object.entries(assignment));
+    this.fetchedTo.clear();
+  }
+
+  /** A batch of `topic`/`partition` reaching `next` (its last offset + 1) is being handled. */
+  begin(topic: string, partition: number, next: bigint): void {
+    const to = this.of(this.fetchedTo, topic, () => new Map<number, bigint>());
+    to.set(partition, (to.get(partition) ?? 0n) > next ? to.get(partition)! : next);
+    this.of(this.busy, topic, () => new Set<number>()).add(partition);
+  }
+
+  end(topic: string, partition: number): void {
+    this.busy.get(topic)?.delete(partition);
+  }
+
+  async othersWaiting(topic: string, self: number): Promise<boolean> {
+    const assigned = this.assignment.get(topic) ?? [];
+    if (assigned.every((p) => p === self)) return false;
+    try {
+      this.connected ??= this.admin.connect();
+      await this.connected;
+      const fetchedTo = this.of(this.fetchedTo, topic, () => new Map<number, bigint>());
+      if (assigned.some((p) => p !== self && !fetchedTo.has(p))) await this.learnCommitted(topic, fetchedTo);
+      const highs = new Map((await this.admin.fetchTopicOffsets(topic)).map((o) => [o.partition, BigInt(o.high)]));
+      return waitingPartitions({ assigned, self, busy: this.busy.get(topic) ?? new Set(), fetchedTo, highs }).length > 0;
+    } catch {
+      this.connected = undefined;
+      return true;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.connected) await this.admin.disconnect().catch(() => undefined);
+  }
+
+  /** Committed offsets stand for the positions of partitions not fetched from yet (-1: none, so 0). */
+  private async learnCommitted(topic: string, fetchedTo: Map<number, bigint>): Promise<void> {
+    const [committed] = await this.admin.fetchOffsets({ groupId: this.groupId, topics: [topic] });
+    for (const { partition, offset } of committed?.partitions ?? []) {
+      if (!fetchedTo.has(partition)) fetchedTo.set(partition, BigInt(offset) < 0n ? 0n : BigInt(offset));
+    }
+  }
+
+  private of<V>(map: Map<string, V>, topic: string, create: () => V): V {
+    let v = map.get(topic);
+    if (v === undefined) map.set(topic, (v = create()));
+    return v;
+  }
+}

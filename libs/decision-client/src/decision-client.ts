@@ -22,7 +22,7 @@ export interface KafkaSecurityOptions {
 /** The brokers alone (plaintext, no authentication), or the brokers and how to authenticate. */
 export type KafkaConnection = string[] | { brokers: string[]; security?: KafkaSecurityOptions };
 
-/** kafkajs's socket factory with Nagle off, as libs/kafka's: no delayed-ACK wait behind a small request. */
+/** kafkajs's socket factory with Nagle off, as libs/kafka's (and the Java client's): concurrent sends go out at once. */
 const noDelaySocketFactory: ISocketFactory = ({ host, port, ssl, onConnect }) => {
   const socket = ssl ? tlsConnect({ host, port, ...(isIP(host) ? {} : { servername: host }), ...ssl }, onConnect) : netConnect({ host, port }, onConnect);
   socket.setKeepAlive(true, 60_000);

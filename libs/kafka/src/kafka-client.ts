@@ -27,9 +27,10 @@ export interface InboundMessage {
 export type KafkaConnection = Pick<KafkaSettings, 'brokers'> & { security?: KafkaSecurity };
 
 /**
- * kafkajs's own socket factory, with Nagle's algorithm off. Kafka requests are small writes that
- * wait for an answer; with Nagle on, a write behind one not yet acknowledged waits for the
- * peer's delayed ACK (40 ms on Linux), which showed as the hop's p99 (ADR 0046).
+ * kafkajs's own socket factory, with Nagle's algorithm off as the Java client has it: a small
+ * request written while another is unanswered on the same connection (concurrent sends, commits
+ * of several partitions) goes out at once instead of after the first one's answer. Not the cause
+ * of the produce-to-consume hop's tail, which has one request in flight per connection (ADR 0046).
  */
 export const noDelaySocketFactory: ISocketFactory = ({ host, port, ssl, onConnect }) => {
   const socket = ssl ? tlsConnect({ host, port, ...(isIP(host) ? {} : { servername: host }), ...ssl }, onConnect) : netConnect({ host, port }, onConnect);

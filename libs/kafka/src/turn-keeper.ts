@@ -4,7 +4,7 @@ import type { Admin } from 'kafkajs';
 export interface TurnView {
   /** This member's partitions of the topic (its group assignment). */
   assigned: readonly number[];
-  /** The partition asking; it is never waiting on itself. */
+  /** The partition asking (-1: none of this topic); it is never waiting on itself. */
   self: number;
   /** Partitions whose batch of this round is being handled: they are not waiting for a fetch. */
   busy: ReadonlySet<number>;
@@ -62,16 +62,20 @@ export class TurnKeeper {
     this.busy.get(topic)?.delete(partition);
   }
 
+  /** True if a partition other than `topic`/`self`, of any topic assigned to this member, waits. */
   async othersWaiting(topic: string, self: number): Promise<boolean> {
-    const assigned = this.assignment.get(topic) ?? [];
-    if (assigned.every((p) => p === self)) return false;
     try {
-      this.connected ??= this.admin.connect();
-      await this.connected;
-      const fetchedTo = this.of(this.fetchedTo, topic, () => new Map<number, bigint>());
-      if (assigned.some((p) => p !== self && !fetchedTo.has(p))) await this.learnCommitted(topic, fetchedTo);
-      const highs = new Map((await this.admin.fetchTopicOffsets(topic)).map((o) => [o.partition, BigInt(o.high)]));
-      return waitingPartitions({ assigned, self, busy: this.busy.get(topic) ?? new Set(), fetchedTo, highs }).length > 0;
+      for (const [t, assigned] of this.assignment) {
+        const me = t === topic ? self : -1;
+        if (assigned.every((p) => p === me)) continue;
+        this.connected ??= this.admin.connect();
+        await this.connected;
+        const fetchedTo = this.of(this.fetchedTo, t, () => new Map<number, bigint>());
+        if (assigned.some((p) => p !== me && !fetchedTo.has(p))) await this.learnCommitted(t, fetchedTo);
+        const highs = new Map((await this.admin.fetchTopicOffsets(t)).map((o) => [o.partition, BigInt(o.high)]));
+        if (waitingPartitions({ assigned, self: me, busy: this.busy.get(t) ?? new Set(), fetchedTo, highs }).length > 0) return true;
+      }
+      return false;
     } catch {
       this.connected = undefined;
       return true;

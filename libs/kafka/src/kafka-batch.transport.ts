@@ -149,7 +149,9 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     // (asked again every budget). The first slice always runs.
     const key = `${batch.topic}|${batch.partition}`;
     const budget = this.options.kafka.sliceTargetMs;
-    this.turns!.begin(batch.topic, batch.partition, BigInt(batch.lastOffset()) + 1n);
+    this.turns!.begin(batch.topic, batch.partition);
+    // Where kafkajs's next fetch of this partition starts: after the last resolved message.
+    let next = BigInt(batch.messages[0].offset);
     try {
       let turnFrom = performance.now();
       let expectedMs = 0;
@@ -162,13 +164,15 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
         const started = performance.now();
         const messages = batch.messages.slice(from, from + this.sizer.next(key)).map((m) => toInbound(batch.topic, batch.partition, m));
         if (!(await this.settleAndCommit(pattern, handler, messages, { resolveOffset, heartbeat, stopped }))) return;
+        next = BigInt(messages[messages.length - 1].offset) + 1n;
         const ms = performance.now() - started;
         this.sizer.record(key, messages.length, ms);
         expectedMs = (ms / messages.length) * this.sizer.next(key);
         from += messages.length;
       }
+      next = BigInt(batch.lastOffset()) + 1n;
     } finally {
-      this.turns!.end(batch.topic, batch.partition);
+      this.turns!.end(batch.topic, batch.partition, next);
     }
   }
 

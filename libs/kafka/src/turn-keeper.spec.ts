@@ -1,10 +1,11 @@
-import { waitingPartitions, type TurnView } from './turn-keeper';
+import type { Admin } from 'kafkajs';
+import { TurnKeeper, waitingPartitions, type TurnView } from './turn-keeper';
 
 const view = (over: Partial<TurnView>): TurnView => ({
   assigned: [0, 1, 2],
   self: 0,
   busy: new Set(),
-  fetchedTo: new Map([
+  nextFetch: new Map([
     [1, 10n],
     [2, 5n],
   ]),
@@ -30,12 +31,47 @@ describe('waitingPartitions', () => {
   });
 
   it('counts a partition of unknown position or log end as waiting unless its log is empty', () => {
-    expect(waitingPartitions(view({ fetchedTo: new Map([[1, 10n]]) }))).toEqual([2]);
-    expect(waitingPartitions(view({ fetchedTo: new Map([[1, 10n]]), highs: new Map([[1, 10n], [2, 0n]]) }))).toEqual([]);
+    expect(waitingPartitions(view({ nextFetch: new Map([[1, 10n]]) }))).toEqual([2]);
+    expect(waitingPartitions(view({ nextFetch: new Map([[1, 10n]]), highs: new Map([[1, 10n], [2, 0n]]) }))).toEqual([]);
     expect(waitingPartitions(view({ highs: new Map([[1, 10n]]) }))).toEqual([2]);
   });
 
   it('only looks at partitions assigned to this member', () => {
     expect(waitingPartitions(view({ assigned: [0, 2], highs: new Map([[1, 99n], [2, 5n]]) }))).toEqual([]);
+  });
+});
+
+describe('TurnKeeper', () => {
+  /** An admin whose topic has these log ends and whose group committed nothing. */
+  const admin = (highs: number[], fail = false) =>
+    ({
+      connect: async () => undefined,
+      disconnect: async () => undefined,
+      fetchOffsets: async () => [{ topic: 't', partitions: highs.map((_, partition) => ({ partition, offset: '-1' })) }],
+      fetchTopicOffsets: async () => {
+        if (fail) throw new Error('broker unreachable');
+        return highs.map((h, partition) => ({ partition, offset: String(h), high: String(h), low: '0' }));
+      },
+    }) as unknown as Admin;
+
+  it('counts a partition whose batch yielded with a rest as waiting, and one handled to its log end as not', async () => {
+    const turns = new TurnKeeper(admin([900, 40]), 'g');
+    turns.assign({ t: [0, 1] });
+    turns.begin('t', 1);
+    expect(await turns.othersWaiting('t', 0)).toBe(false);
+    turns.end('t', 1, 32n);
+    expect(await turns.othersWaiting('t', 0)).toBe(true);
+    turns.begin('t', 1);
+    turns.end('t', 1, 40n);
+    expect(await turns.othersWaiting('t', 0)).toBe(false);
+  });
+
+  it('answers "waiting" when the broker cannot be asked, and "no one" when the member has only the asking partition', async () => {
+    const down = new TurnKeeper(admin([900, 0], true), 'g');
+    down.assign({ t: [0, 1] });
+    expect(await down.othersWaiting('t', 0)).toBe(true);
+    const alone = new TurnKeeper(admin([900], true), 'g');
+    alone.assign({ t: [0] });
+    expect(await alone.othersWaiting('t', 0)).toBe(false);
   });
 });

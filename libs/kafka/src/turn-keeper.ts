@@ -1,6 +1,6 @@
 import type { Admin } from 'kafkajs';
 
-/** What one check knows of a topic: where this member has fetched to, and the broker's log ends. */
+/** What one check knows of a topic: where this member's next fetches start, and the broker's log ends. */
 export interface TurnView {
   /** This member's partitions of the topic (its group assignment). */
   assigned: readonly number[];
@@ -8,23 +8,23 @@ export interface TurnView {
   self: number;
   /** Partitions whose batch of this round is being handled: they are not waiting for a fetch. */
   busy: ReadonlySet<number>;
-  /** Offset after the last message fetched (else committed) per partition; absent: unknown. */
-  fetchedTo: ReadonlyMap<number, bigint>;
+  /** Where this member's next fetch starts per partition (after its last resolved message, else the committed offset); absent: unknown. */
+  nextFetch: ReadonlyMap<number, bigint>;
   /** The broker's log end offset per partition. */
   highs: ReadonlyMap<number, bigint>;
 }
 
 /**
  * The partitions whose messages wait for kafkajs's next fetch: not busy in this round, with messages
- * on the broker beyond what this member has fetched. A partition of unknown position counts as
- * waiting when its log is not empty: yielding too often only costs a fetch.
+ * on the broker at or after where this member's next fetch of them starts. A partition of unknown
+ * position counts as waiting when its log is not empty: yielding too often only costs a fetch.
  */
 export function waitingPartitions(v: TurnView): number[] {
   return v.assigned.filter((p) => {
     if (p === v.self || v.busy.has(p)) return false;
     const high = v.highs.get(p);
     if (high === undefined) return true;
-    return high > (v.fetchedTo.get(p) ?? 0n);
+    return high > (v.nextFetch.get(p) ?? 0n);
   });
 }
 
@@ -36,7 +36,7 @@ export function waitingPartitions(v: TurnView): number[] {
  */
 export class TurnKeeper {
   private assignment = new Map<string, number[]>();
-  private readonly fetchedTo = new Map<string, Map<number, bigint>>();
+  private readonly nextFetch = new Map<string, Map<number, bigint>>();
   private readonly busy = new Map<string, Set<number>>();
   private connected?: Promise<void>;
 
@@ -48,18 +48,21 @@ export class TurnKeeper {
   /** A new generation: positions from before it may be stale (another member may have moved them). */
   assign(assignment: Record<string, number[]>): void {
     this.assignment = new Map(Object.entries(assignment));
-    this.fetchedTo.clear();
+    this.nextFetch.clear();
   }
 
-  /** A batch of `topic`/`partition` reaching `next` (its last offset + 1) is being handled. */
-  begin(topic: string, partition: number, next: bigint): void {
-    const to = this.of(this.fetchedTo, topic, () => new Map<number, bigint>());
-    to.set(partition, (to.get(partition) ?? 0n) > next ? to.get(partition)! : next);
+  /** A batch of `topic`/`partition` is being handled: the partition does not wait for a fetch. */
+  begin(topic: string, partition: number): void {
     this.of(this.busy, topic, () => new Set<number>()).add(partition);
   }
 
-  end(topic: string, partition: number): void {
+  /**
+   * Its batch ended; kafkajs's next fetch of it starts at `next` (after the last resolved message).
+   * A batch that yielded with a rest leaves its partition waiting if the rest is still on the broker.
+   */
+  end(topic: string, partition: number, next: bigint): void {
     this.busy.get(topic)?.delete(partition);
+    this.of(this.nextFetch, topic, () => new Map<number, bigint>()).set(partition, next);
   }
 
   /** True if a partition other than `topic`/`self`, of any topic assigned to this member, waits. */
@@ -70,10 +73,10 @@ export class TurnKeeper {
         if (assigned.every((p) => p === me)) continue;
         this.connected ??= this.admin.connect();
         await this.connected;
-        const fetchedTo = this.of(this.fetchedTo, t, () => new Map<number, bigint>());
-        if (assigned.some((p) => p !== me && !fetchedTo.has(p))) await this.learnCommitted(t, fetchedTo);
+        const nextFetch = this.of(this.nextFetch, t, () => new Map<number, bigint>());
+        if (assigned.some((p) => p !== me && !nextFetch.has(p))) await this.learnCommitted(t, nextFetch);
         const highs = new Map((await this.admin.fetchTopicOffsets(t)).map((o) => [o.partition, BigInt(o.high)]));
-        if (waitingPartitions({ assigned, self: me, busy: this.busy.get(t) ?? new Set(), fetchedTo, highs }).length > 0) return true;
+        if (waitingPartitions({ assigned, self: me, busy: this.busy.get(t) ?? new Set(), nextFetch, highs }).length > 0) return true;
       }
       return false;
     } catch {
@@ -87,10 +90,10 @@ export class TurnKeeper {
   }
 
   /** Committed offsets stand for the positions of partitions not fetched from yet (-1: none, so 0). */
-  private async learnCommitted(topic: string, fetchedTo: Map<number, bigint>): Promise<void> {
+  private async learnCommitted(topic: string, nextFetch: Map<number, bigint>): Promise<void> {
     const [committed] = await this.admin.fetchOffsets({ groupId: this.groupId, topics: [topic] });
     for (const { partition, offset } of committed?.partitions ?? []) {
-      if (!fetchedTo.has(partition)) fetchedTo.set(partition, BigInt(offset) < 0n ? 0n : BigInt(offset));
+      if (!nextFetch.has(partition)) nextFetch.set(partition, BigInt(offset) < 0n ? 0n : BigInt(offset));
     }
   }
 

@@ -15,15 +15,20 @@ describe('a backlog on one partition', () => {
   const transports: KafkaBatchTransport[] = [];
 
   beforeAll(() => producer.connect());
+  const created: string[] = [];
   afterAll(async () => {
     await Promise.all(transports.map((t) => t.close()));
     await producer.disconnect();
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.deleteTopics({ topics: created }).finally(() => admin.disconnect());
   });
 
   async function backlog(topic: string): Promise<void> {
     const admin = kafka.admin();
     await admin.connect();
     await admin.createTopics({ topics: [{ topic, numPartitions: 2, replicationFactor: 1 }], waitForLeaders: true }).finally(() => admin.disconnect());
+    created.push(topic);
     const value = 'x'.repeat(1000);
     for (let b = 0; b < N / 100; b++) {
       const messages = Array.from({ length: 100 }, (_, i) => ({ key: `k${b * 100 + i}`, value, partition: 0 }));
@@ -32,7 +37,7 @@ describe('a backlog on one partition', () => {
   }
 
   /** Starts a transport on `topic` in its own group; `onSlice` runs inside every slice's handler. */
-  async function consume(topic: string, sliceTargetMs: number, onSlice: (batch: KafkaBatch) => Promise<void>) {
+  async function consume(topic: string, onSlice: (batch: KafkaBatch) => Promise<void>) {
     const settings: KafkaSettings = {
       brokers: brokers(),
       clientId: `${topic}-consumer`,
@@ -44,7 +49,7 @@ describe('a backlog on one partition', () => {
       maxHandlerAttempts: 5,
       security: {},
       connectRetries: 10,
-      sliceTargetMs,
+      sliceTargetMs: 500,
     };
     const transport = new KafkaBatchTransport({ kafka: settings, topics: { messages: topic }, maxSliceSize: 500, onFatal: () => undefined, dlqMaxRawBytes: 0 });
     transports.push(transport);
@@ -69,8 +74,8 @@ describe('a backlog on one partition', () => {
     const handled: string[] = [];
     let done!: () => void;
     const finished = new Promise<void>((r) => (done = r));
-    // A 100 ms budget: the backlog's 600 x 2 ms outlast it many times; partition 1 stays empty.
-    const fetched = await consume(topic, 100, async (batch) => {
+    // Partition 1 stays empty; slices grow 32, 64, 128, 256 and take the 120 left.
+    const fetched = await consume(topic, async (batch) => {
       handled.push(...batch.messages.map((m) => m.offset));
       if (handled.length >= N) done();
     });
@@ -88,7 +93,7 @@ describe('a backlog on one partition', () => {
     let sent = false;
     let done!: () => void;
     const finished = new Promise<void>((r) => (done = r));
-    const fetched = await consume(topic, 10, async (batch) => {
+    const fetched = await consume(topic, async (batch) => {
       order.push(...batch.messages.map((m) => `${batch.partition}@${m.offset}`));
       // Sent (and acknowledged) inside the first slice, so the next fetch finds it.
       if (!sent) {

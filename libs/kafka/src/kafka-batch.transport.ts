@@ -144,30 +144,22 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     // The fetched batch is handled in slices, each committed after its transaction (ADR 0001).
     // kafkajs fetches again only once every batch of its last fetch has been handled, so this call
     // holds every other partition's new messages; but a return with a rest unresolved makes kafkajs
-    // fetch and decode that rest again (ADR 0046). So the batch goes on for as long as the round's
-    // budget allows, and past it only while no other partition of this member has messages waiting
-    // (asked again every budget). The first slice always runs.
+    // fetch and decode that rest again (ADR 0046). So before each further slice the broker is asked
+    // whether another partition of this member has messages waiting: only then does the call
+    // return early, and the partitions take turns slice by slice as before (ADR 0042).
     const key = `${batch.topic}|${batch.partition}`;
-    const budget = this.options.kafka.sliceTargetMs;
     this.turns!.begin(batch.topic, batch.partition);
     // Where kafkajs's next fetch of this partition starts: after the last resolved message.
     let next = BigInt(batch.messages[0].offset);
     try {
-      let turnFrom = performance.now();
-      let expectedMs = 0;
       for (let from = 0; from < batch.messages.length; ) {
         if (stopped()) return;
-        if (from > 0 && performance.now() - turnFrom + expectedMs > budget) {
-          if (await this.turns!.othersWaiting(batch.topic, batch.partition)) return;
-          turnFrom = performance.now();
-        }
+        if (from > 0 && (await this.turns!.othersWaiting(batch.topic, batch.partition))) return;
         const started = performance.now();
         const messages = batch.messages.slice(from, from + this.sizer.next(key)).map((m) => toInbound(batch.topic, batch.partition, m));
         if (!(await this.settleAndCommit(pattern, handler, messages, { resolveOffset, heartbeat, stopped }))) return;
         next = BigInt(messages[messages.length - 1].offset) + 1n;
-        const ms = performance.now() - started;
-        this.sizer.record(key, messages.length, ms);
-        expectedMs = (ms / messages.length) * this.sizer.next(key);
+        this.sizer.record(key, messages.length, performance.now() - started);
         from += messages.length;
       }
       next = BigInt(batch.lastOffset()) + 1n;

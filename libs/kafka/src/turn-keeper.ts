@@ -30,9 +30,10 @@ export function waitingPartitions(v: TurnView): number[] {
 
 /**
  * Tells a batch that holds the fetch round whether any other partition of this member has messages
- * waiting for the next fetch (ADR 0046). One ListOffsets of the topic (latest, and earliest from
- * kafkajs's admin) per question, and the group's committed offsets for partitions this member has
- * not fetched from since its assignment. A question that fails counts as "someone is waiting".
+ * waiting for the next fetch (ADR 0046), before each of its slices after the first. Two ListOffsets
+ * per assigned topic per question (latest and earliest, as kafkajs's admin asks), and the group's
+ * committed offsets for partitions this member has not fetched from since its assignment; no log
+ * data is read. A question that fails counts as "someone is waiting".
  */
 export class TurnKeeper {
   private assignment = new Map<string, number[]>();

@@ -102,7 +102,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       if (!topic) throw new Error(`no topic configured for handler pattern "${pattern}"`);
       this.patternByTopic.set(topic, pattern);
     }
-    this.turns = new TurnKeeper(kafka.admin({ retry: { retries: 0 } }), settings.groupId);
+    this.turns = new TurnKeeper(kafka.admin({ retry: { retries: 0 } }), settings.groupId, BigInt(this.sizer.initial));
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => this.turns!.assign(event.payload.memberAssignment));
     await this.connectUntilReachable();
     this.consumer.on(this.consumer.events.CRASH, (event) => {
@@ -145,16 +145,19 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     // kafkajs fetches again only once every batch of its last fetch has been handled, so this call
     // holds every other partition's new messages; but a return with a rest unresolved makes kafkajs
     // fetch and decode that rest again (ADR 0046). So before each further slice the broker is asked
-    // whether another partition of this member has messages waiting: only then does the call
-    // return early, and the partitions take turns slice by slice as before (ADR 0042).
+    // whether another partition of this member has messages waiting. A few new ones (an idle
+    // partition woke up) get their turn after this slice, as in ADR 0042; another backlog gets it
+    // once this batch has held the round for the budget (CONSUMER_SLICE_TARGET_MS).
     const key = `${batch.topic}|${batch.partition}`;
     this.turns!.begin(batch.topic, batch.partition);
     // Where kafkajs's next fetch of this partition starts: after the last resolved message.
     let next = BigInt(batch.messages[0].offset);
+    const held = performance.now();
     try {
       for (let from = 0; from < batch.messages.length; ) {
         if (stopped()) return;
-        if (from > 0 && (await this.turns!.othersWaiting(batch.topic, batch.partition))) return;
+        const waiting = from > 0 ? await this.turns!.othersWaiting(batch.topic, batch.partition) : 'none';
+        if (waiting === 'new' || (waiting === 'backlog' && performance.now() - held >= this.options.kafka.sliceTargetMs)) return;
         const started = performance.now();
         const messages = batch.messages.slice(from, from + this.sizer.next(key)).map((m) => toInbound(batch.topic, batch.partition, m));
         if (!(await this.settleAndCommit(pattern, handler, messages, { resolveOffset, heartbeat, stopped }))) return;

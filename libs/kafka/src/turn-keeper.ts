@@ -15,25 +15,32 @@ export interface TurnView {
 }
 
 /**
- * The partitions whose messages wait for kafkajs's next fetch: not busy in this round, with messages
- * on the broker at or after where this member's next fetch of them starts. A partition of unknown
- * position counts as waiting when its log is not empty: yielding too often only costs a fetch.
+ * The partitions whose messages wait for kafkajs's next fetch, with how many: not busy in this
+ * round, with messages on the broker at or after where this member's next fetch of them starts.
+ * A partition of unknown log end counts as waiting with 1 (yielding too often only costs a fetch).
  */
-export function waitingPartitions(v: TurnView): number[] {
-  return v.assigned.filter((p) => {
-    if (p === v.self || v.busy.has(p)) return false;
-    const high = v.highs.get(p);
-    if (high === undefined) return true;
-    return high > (v.nextFetch.get(p) ?? 0n);
+export function waitingPartitions(v: TurnView): { partition: number; waiting: bigint }[] {
+  return v.assigned.flatMap((partition) => {
+    if (partition === v.self || v.busy.has(partition)) return [];
+    const high = v.highs.get(partition);
+    const waiting = high === undefined ? 1n : high - (v.nextFetch.get(partition) ?? 0n);
+    return waiting > 0n ? [{ partition, waiting }] : [];
   });
 }
 
 /**
+ * `new`: a partition has at most `few` messages waiting (it was idle and something arrived: it gets
+ * its turn after one slice). `backlog`: only partitions with more are waiting (they get a turn once
+ * the batch has held the round for the budget). `none`: nobody waits.
+ */
+export type Waiting = 'none' | 'backlog' | 'new';
+
+/**
  * Tells a batch that holds the fetch round whether any other partition of this member has messages
- * waiting for the next fetch (ADR 0046), before each of its slices after the first. Two ListOffsets
+ * waiting for the next fetch (ADR 0046), before each of its slices after the first, and how many. Two ListOffsets
  * per assigned topic per question (latest and earliest, as kafkajs's admin asks), and the group's
  * committed offsets for partitions this member has not fetched from since its assignment; no log
- * data is read. A question that fails counts as "someone is waiting".
+ * data is read. A question that fails counts as `new`: the batch yields, as in ADR 0042.
  */
 export class TurnKeeper {
   private assignment = new Map<string, number[]>();
@@ -44,6 +51,8 @@ export class TurnKeeper {
   constructor(
     private readonly admin: Admin,
     private readonly groupId: string,
+    /** At most this many messages waiting on a partition count as `new` (the sizer's first slice). */
+    private readonly few: bigint,
   ) {}
 
   /** A new generation: positions from before it may be stale (another member may have moved them). */
@@ -66,8 +75,9 @@ export class TurnKeeper {
     this.of(this.nextFetch, topic, () => new Map<number, bigint>()).set(partition, next);
   }
 
-  /** True if a partition other than `topic`/`self`, of any topic assigned to this member, waits. */
-  async othersWaiting(topic: string, self: number): Promise<boolean> {
+  /** Whether a partition other than `topic`/`self`, of any topic assigned to this member, waits. */
+  async othersWaiting(topic: string, self: number): Promise<Waiting> {
+    let backlog = false;
     try {
       for (const [t, assigned] of this.assignment) {
         const me = t === topic ? self : -1;
@@ -77,12 +87,15 @@ export class TurnKeeper {
         const nextFetch = this.of(this.nextFetch, t, () => new Map<number, bigint>());
         if (assigned.some((p) => p !== me && !nextFetch.has(p))) await this.learnCommitted(t, nextFetch);
         const highs = new Map((await this.admin.fetchTopicOffsets(t)).map((o) => [o.partition, BigInt(o.high)]));
-        if (waitingPartitions({ assigned, self: me, busy: this.busy.get(t) ?? new Set(), nextFetch, highs }).length > 0) return true;
+        for (const { waiting } of waitingPartitions({ assigned, self: me, busy: this.busy.get(t) ?? new Set(), nextFetch, highs })) {
+          if (waiting <= this.few) return 'new';
+          backlog = true;
+        }
       }
-      return false;
+      return backlog ? 'backlog' : 'none';
     } catch {
       this.connected = undefined;
-      return true;
+      return 'new';
     }
   }
 

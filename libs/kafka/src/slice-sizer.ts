@@ -9,8 +9,7 @@
  */
 export class SliceSizer {
   private readonly sizes = new Map<string, number>();
-  /** A partition's first slice. */
-  readonly initial: number;
+  private readonly initial: number;
 
   constructor(
     private readonly max: number,

@@ -9,7 +9,9 @@ import {
 } from '@arvis/contracts';
 // kafkajs directly, not @arvis/kafka: this lib is also published on its own (@arvis/decision-client),
 // and @arvis/kafka brings NestJS. The settings match libs/kafka: murmur2, as the services use.
-import { Kafka, logLevel, Partitioners, type Consumer, type KafkaConfig, type Producer } from 'kafkajs';
+import { connect as netConnect, isIP } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { Kafka, logLevel, Partitioners, type Consumer, type ISocketFactory, type KafkaConfig, type Producer } from 'kafkajs';
 import { fixLoadedKafkajs } from './kafkajs-idle-timer-fix';
 
 // Before any connection exists: kafkajs 2.2.4 from the registry runs a 1 ms timer loop on every
@@ -25,6 +27,14 @@ export interface KafkaSecurityOptions {
 /** The brokers alone (plaintext, no authentication), or the brokers and how to authenticate. */
 export type KafkaConnection = string[] | { brokers: string[]; security?: KafkaSecurityOptions };
 
+/** kafkajs's socket factory with Nagle off, as libs/kafka's (and the Java client's): concurrent sends go out at once. */
+const noDelaySocketFactory: ISocketFactory = ({ host, port, ssl, onConnect }) => {
+  const socket = ssl ? tlsConnect({ host, port, ...(isIP(host) ? {} : { servername: host }), ...ssl }, onConnect) : netConnect({ host, port }, onConnect);
+  socket.setKeepAlive(true, 60_000);
+  socket.setNoDelay(true);
+  return socket;
+};
+
 function createKafka(connection: KafkaConnection, clientId: string): Kafka {
   const { brokers, security } = Array.isArray(connection) ? { brokers: connection, security: undefined } : connection;
   return new Kafka({
@@ -34,6 +44,7 @@ function createKafka(connection: KafkaConnection, clientId: string): Kafka {
     logLevel: logLevel.WARN,
     retry: { initialRetryTime: 200, retries: 8, maxRetryTime: 5000 },
     connectionTimeout: 3000,
+    socketFactory: noDelaySocketFactory,
   });
 }
 

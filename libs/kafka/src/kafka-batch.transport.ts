@@ -1,12 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { CustomTransportStrategy, Server } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
-import type { Consumer, EachBatchPayload } from 'kafkajs';
+import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { KafkaSettings } from '@arvis/config';
 import { buildDlqRecord } from '@arvis/contracts';
 import { createKafka, KafkaPublisher, toInboundHeaders, type InboundMessage, type Kafka } from './kafka-client';
 import { settleSlice, SettleStopped, type IsolatedMessage } from './settle-slice';
 import { SliceSizer } from './slice-sizer';
+import { TurnKeeper } from './turn-keeper';
 import { isTransientFault } from './transient-fault';
 
 /** What an @EventPattern handler receives: a slice of one partition's batch, in offset order. */
@@ -43,6 +44,16 @@ type MessageHandlerFn = NonNullable<ReturnType<Server['getHandlerByPattern']>>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+const toInbound = (topic: string, partition: number, m: KafkaMessage): InboundMessage => ({
+  topic,
+  partition,
+  offset: m.offset,
+  key: m.key ? m.key.toString('utf8') : null,
+  value: m.value,
+  headers: toInboundHeaders(m.headers),
+  timestamp: m.timestamp,
+});
+
 /**
  * NestJS transport over kafkajs: consumes in batches, partitions in parallel, and commits an
  * offset only after the handler (whose database transaction covers those messages) resolved.
@@ -57,6 +68,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
   private publisher?: KafkaPublisher;
   private warnedOpaque = false;
   private readonly sizer: SliceSizer;
+  private turns?: TurnKeeper;
 
   constructor(private readonly options: KafkaBatchTransportOptions) {
     super();
@@ -90,6 +102,8 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       if (!topic) throw new Error(`no topic configured for handler pattern "${pattern}"`);
       this.patternByTopic.set(topic, pattern);
     }
+    this.turns = new TurnKeeper(kafka.admin({ retry: { retries: 0 } }), settings.groupId, BigInt(this.sizer.initial));
+    this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => this.turns!.assign(event.payload.memberAssignment));
     await this.connectUntilReachable();
     this.consumer.on(this.consumer.events.CRASH, (event) => {
       const { error, restart } = event.payload as { error: Error; restart: boolean };
@@ -127,34 +141,54 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     const handler = pattern ? this.getHandlerByPattern(pattern) : null;
     if (!pattern || !handler) throw new Error(`no handler for topic ${batch.topic}`);
     const stopped = () => this.closing || !isRunning() || isStale();
-    if (stopped()) return;
-    // One slice per call, its size bounded by time (SliceSizer). kafkajs fetches again only once
-    // every batch of its last fetch has been handled, so handling the whole batch here would hold
-    // every other partition's new messages behind this one's backlog. The rest stays unresolved:
-    // the next fetch, issued as soon as this round's slices are done, starts again at `last + 1`.
+    // The fetched batch is handled in slices, each committed after its transaction (ADR 0001).
+    // kafkajs fetches again only once every batch of its last fetch has been handled, so this call
+    // holds every other partition's new messages; but a return with a rest unresolved makes kafkajs
+    // fetch and decode that rest again (ADR 0046). So before each further slice the broker is asked
+    // whether another partition of this member has messages waiting. A few new ones (an idle
+    // partition woke up) get their turn after this slice, as in ADR 0042; another backlog gets it
+    // once this batch has held the round for the budget (CONSUMER_SLICE_TARGET_MS).
     const key = `${batch.topic}|${batch.partition}`;
-    const started = performance.now();
-    const messages: InboundMessage[] = batch.messages.slice(0, this.sizer.next(key)).map((m) => ({
-      topic: batch.topic,
-      partition: batch.partition,
-      offset: m.offset,
-      key: m.key ? m.key.toString('utf8') : null,
-      value: m.value,
-      headers: toInboundHeaders(m.headers),
-      timestamp: m.timestamp,
-    }));
+    this.turns!.begin(batch.topic, batch.partition);
+    // Where kafkajs's next fetch of this partition starts: after the last resolved message.
+    let next = BigInt(batch.messages[0].offset);
+    const held = performance.now();
     try {
-      await this.withHeartbeat(heartbeat, () => this.settle(pattern, handler, messages, heartbeat, stopped));
+      for (let from = 0; from < batch.messages.length; ) {
+        if (stopped()) return;
+        const waiting = from > 0 ? await this.turns!.othersWaiting(batch.topic, batch.partition) : 'none';
+        if (waiting === 'new' || (waiting === 'backlog' && performance.now() - held >= this.options.kafka.sliceTargetMs)) return;
+        const started = performance.now();
+        const messages = batch.messages.slice(from, from + this.sizer.next(key)).map((m) => toInbound(batch.topic, batch.partition, m));
+        if (!(await this.settleAndCommit(pattern, handler, messages, { resolveOffset, heartbeat, stopped }))) return;
+        next = BigInt(messages[messages.length - 1].offset) + 1n;
+        this.sizer.record(key, messages.length, performance.now() - started);
+        from += messages.length;
+      }
+      next = BigInt(batch.lastOffset()) + 1n;
+    } finally {
+      this.turns!.end(batch.topic, batch.partition, next);
+    }
+  }
+
+  /** False if stopped mid-slice: it stays uncommitted, and the partition's next owner gets it again. */
+  private async settleAndCommit(
+    pattern: string,
+    handler: MessageHandlerFn,
+    messages: InboundMessage[],
+    round: Pick<EachBatchPayload, 'resolveOffset' | 'heartbeat'> & { stopped: () => boolean },
+  ): Promise<boolean> {
+    try {
+      await this.withHeartbeat(round.heartbeat, () => this.settle(pattern, handler, messages, round.heartbeat, round.stopped));
     } catch (e) {
-      // Stopped mid-slice: leave it uncommitted; the partition's next owner gets it again.
-      if (e instanceof SettleStopped) return;
+      if (e instanceof SettleStopped) return false;
       throw e;
     }
-    const last = messages[messages.length - 1].offset;
-    resolveOffset(last);
-    await this.consumer!.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() }]);
-    this.sizer.record(key, messages.length, performance.now() - started);
-    await heartbeat();
+    const { topic, partition, offset: last } = messages[messages.length - 1];
+    round.resolveOffset(last);
+    await this.consumer!.commitOffsets([{ topic, partition, offset: (BigInt(last) + 1n).toString() }]);
+    await round.heartbeat();
+    return true;
   }
 
   /**
@@ -258,6 +292,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     // disconnect() waits for the batch in progress, so its offsets are committed before we leave.
     await this.consumer?.disconnect();
     await this.publisher?.disconnect().catch(() => undefined);
+    await this.turns?.close();
   }
 
   on(): never {

@@ -1,4 +1,6 @@
-import { Kafka, logLevel, Partitioners, type Consumer, type IHeaders, type Producer, type ProducerConfig } from 'kafkajs';
+import { connect as netConnect, isIP } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { Kafka, logLevel, Partitioners, type Consumer, type IHeaders, type ISocketFactory, type Producer, type ProducerConfig } from 'kafkajs';
 import type { KafkaSecurity, KafkaSettings } from '@arvis/config';
 
 /**
@@ -24,6 +26,19 @@ export interface InboundMessage {
 /** Where a client connects and how it authenticates (every client here, ADR 0033). */
 export type KafkaConnection = Pick<KafkaSettings, 'brokers'> & { security?: KafkaSecurity };
 
+/**
+ * kafkajs's own socket factory, with Nagle's algorithm off as the Java client has it: a small
+ * request written while another is unanswered on the same connection (concurrent sends, commits
+ * of several partitions) goes out at once instead of after the first one's answer. Not the cause
+ * of the produce-to-consume hop's tail, which has one request in flight per connection (ADR 0046).
+ */
+export const noDelaySocketFactory: ISocketFactory = ({ host, port, ssl, onConnect }) => {
+  const socket = ssl ? tlsConnect({ host, port, ...(isIP(host) ? {} : { servername: host }), ...ssl }, onConnect) : netConnect({ host, port }, onConnect);
+  socket.setKeepAlive(true, 60_000);
+  socket.setNoDelay(true);
+  return socket;
+};
+
 export function createKafka(settings: KafkaConnection & { clientId: string } & Partial<Pick<KafkaSettings, 'connectRetries'>>): Kafka {
   return new Kafka({
     clientId: settings.clientId,
@@ -33,6 +48,7 @@ export function createKafka(settings: KafkaConnection & { clientId: string } & P
     logLevel: logLevel.WARN,
     retry: { initialRetryTime: 200, retries: settings.connectRetries ?? 8, maxRetryTime: 5000 },
     connectionTimeout: 3000,
+    socketFactory: noDelaySocketFactory,
   });
 }
 

@@ -9,7 +9,8 @@
  */
 export class SliceSizer {
   private readonly sizes = new Map<string, number>();
-  private readonly initial: number;
+  /** A partition's first slice. */
+  readonly initial: number;
 
   constructor(
     private readonly max: number,

@@ -29,8 +29,6 @@ export interface AclPlan {
 
 /** Prefixes of the throwaway consumer groups the journal watcher and the CLI create per run. */
 export const ANALYST_GROUP_PREFIXES = ['arvis-journal-watcher-', 'arvis-cli-'];
-/** The authorizer's admin API reads one dead letter per re-drive through such a throwaway group. */
-export const AUTHORIZER_READER_GROUP_PREFIX = ADMIN_READER_GROUP_PREFIX;
 
 export function aclTable({ topics, groups }: AclPlan): AclRule[] {
   const topic = (role: AclRole, name: string, operations: AclOperation[], why: string): AclRule => ({ role, resource: 'topic', name, prefixed: false, operations, why });
@@ -47,7 +45,7 @@ export function aclTable({ topics, groups }: AclPlan): AclRule[] {
     topic('authorizer', topics.decisions, ['Read', 'DescribeConfigs'], 'consumes decisions; retention reads its low watermarks and retention.ms'),
     topic('authorizer', topics.decisionsDlq, ['Read'], 'the admin API reads a dead letter to re-drive it'),
     topic('authorizer', topics.intentsDlq, ['Read'], 'the admin API reads a dead letter to re-drive it'),
-    group('authorizer', AUTHORIZER_READER_GROUP_PREFIX, ['Read', 'Delete'], 'the dead-letter reader: throwaway groups, deleted after a read', true),
+    group('authorizer', ADMIN_READER_GROUP_PREFIX, ['Read', 'Delete'], 'the dead-letter reader: throwaway groups, deleted after a read', true),
     group('authorizer', groups.authorizer, ['Read'], 'its consumer group (offsets committed after the database commit)'),
     ...publishesOutbox('authorizer'),
     topic('dispatcher', topics.intents, ['Read'], 'consumes intents; reads their end offsets (redelivery lag)'),

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { CapabilityStore } from '@arvis/lifecycle';
+import { CapabilityStore, ConfirmationStore } from '@arvis/lifecycle';
 import { createEnvironment, type TestEnvironment } from './support/environment';
 import { sqlOn } from './support/raw-sql';
 
@@ -13,7 +13,8 @@ describe('capability batches given in opposite orders', () => {
   let a: Client;
   let b: Client;
   const holders: Client[] = [];
-  const store = new CapabilityStore();
+  // Every store method used here takes its transaction; the confirmation store's own client is never reached.
+  const store = new CapabilityStore(new ConfirmationStore(undefined as never));
   const ids = ['cap-a', 'cap-b'];
 
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { CapabilityStore } from '@arvis/lifecycle';
+import { CapabilityStore, ConfirmationStore } from '@arvis/lifecycle';
 import { createEnvironment, type TestEnvironment } from './support/environment';
 import { rawSql } from './support/raw-sql';
 import type { Tx } from '@arvis/persistence';
@@ -10,7 +10,8 @@ import type { Tx } from '@arvis/persistence';
 describe('a capability activated and consumed by one statement', () => {
   let env: TestEnvironment;
   let c: Client;
-  const store = new CapabilityStore();
+  // Every store method used here takes its transaction; the confirmation store's own client is never reached.
+  const store = new CapabilityStore(new ConfirmationStore(undefined as never));
 
   beforeAll(async () => {
     env = await createEnvironment('oneupdate');

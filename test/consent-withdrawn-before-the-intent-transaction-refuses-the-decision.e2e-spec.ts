@@ -21,20 +21,8 @@ describe('a consent withdrawn before the intent transaction', () => {
     await stack?.stop();
   });
 
-  const mail = async (id: string) => ({
-    decisionId: id,
-    runId: 'withdrawn-run',
-    causalId: id,
-    tool: 'mail.send',
-    payload: { to: 'bob@example.com', subject: `about ${id}`, body: 'hello' },
-    riskScore: 0.1,
-    identity: await h.token({ principal: 'bob', tenant: 'acme' }),
-  });
-  const outcome = async (id: string) => {
-    await h.waitUntil(`${id} to end`, async () => (await h.finalRows([id])).length === 1);
-    const [r] = await h.finalRows([id]);
-    return [r.kind, r.reason_code ?? r.effect_boundary];
-  };
+  const mail = (id: string) => h.mailDecision(id, 'withdrawn-run');
+  const outcome = (id: string) => h.outcomeOf(id);
   // A backend of the authorizer waiting for the lock at the slice's inbox read.
   const sliceWaitsAtInbox = async () =>
     (

@@ -20,20 +20,8 @@ describe('consent and egress set by an operator', () => {
     await stack?.stop();
   });
 
-  const mail = async (id: string) => ({
-    decisionId: id,
-    runId: 'access-run',
-    causalId: id,
-    tool: 'mail.send',
-    payload: { to: 'bob@example.com', subject: `about ${id}`, body: 'hello' },
-    riskScore: 0.1,
-    identity: await h.token({ principal: 'bob', tenant: 'acme' }),
-  });
-  const outcome = async (id: string) => {
-    await h.waitUntil(`${id} to end`, async () => (await h.finalRows([id])).length === 1);
-    const [r] = await h.finalRows([id]);
-    return [r.kind, r.reason_code ?? r.effect_boundary];
-  };
+  const mail = (id: string) => h.mailDecision(id, 'access-run');
+  const outcome = (id: string) => h.outcomeOf(id);
 
   it('lets mail go out only while the consent and the egress policy set through the API stand', async () => {
     // Gate data for acme exists (another principal's consent), so its absence for bob is a refusal.

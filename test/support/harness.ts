@@ -67,6 +67,26 @@ export class Harness {
     );
   }
 
+  /** Waits for the decision's final entry: [kind, reason code or, for a result, its effect boundary]. */
+  async outcomeOf(decisionId: string): Promise<[string, string]> {
+    await this.waitUntil(`${decisionId} to end`, async () => (await this.finalRows([decisionId])).length === 1);
+    const [r] = await this.finalRows([decisionId]);
+    return [r.kind, r.reason_code ?? r.effect_boundary];
+  }
+
+  /** A `mail.send` decision of acme's bob (the demo tool behind the consent and egress gates). */
+  async mailDecision(decisionId: string, runId: string) {
+    return {
+      decisionId,
+      runId,
+      causalId: decisionId,
+      tool: 'mail.send',
+      payload: { to: 'bob@example.com', subject: `about ${decisionId}`, body: 'hello' },
+      riskScore: 0.1,
+      identity: await this.token({ principal: 'bob', tenant: 'acme' }),
+    };
+  }
+
   async waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ReasonCode } from '@arvis/contracts';
 import { insertRows, type ColumnMap, type Tx } from '@arvis/persistence';
+import { ConfirmationStore } from './confirmation-store';
 import { expectMoved, type Sql } from './sql';
 
 /** A capability as the authorizer mints it, bound to its intent by its commitment. */
@@ -41,6 +42,8 @@ export interface Activation {
  */
 @Injectable()
 export class CapabilityStore {
+  constructor(private readonly confirmations: ConfirmationStore) {}
+
   /** New capabilities, state minted, in one statement (every row must go in). */
   async mint(tx: Tx, capabilities: readonly MintedCapability[]): Promise<void> {
     await insertRows(tx, 'capabilities', MINT_COLUMNS, capabilities);
@@ -64,14 +67,20 @@ export class CapabilityStore {
     return rows.map((r) => ({ capabilityId: r.capability_id, commitment: r.commitment, snapshot: r.snapshot }));
   }
 
-  /** Revokes those still in one of `from`; returns the ids this call revoked (only they journal). */
-  async revoke(tx: Sql, capabilityIds: readonly string[], reason: ReasonCode, from: readonly ('minted' | 'activated')[]): Promise<Set<string>> {
+  /**
+   * minted -> revoked before any effect, and the approval each one reserved released (reserved ->
+   * approved): the one revocation every dispatcher path uses, so none can forget the release.
+   * Returns the ids this call revoked (only they journal); a row no longer minted does not move.
+   */
+  async revoke(tx: Sql, capabilityIds: readonly string[], reason: ReasonCode): Promise<Set<string>> {
     if (capabilityIds.length === 0) return new Set();
-    const revoked = await tx.$queryRaw<{ capability_id: string }[]>`
+    const rows = await tx.$queryRaw<{ capability_id: string }[]>`
       UPDATE capabilities SET state = 'revoked', revoked_reason = ${reason}
-      WHERE capability_id = ANY(${[...capabilityIds]}::text[]) AND state = ANY(${[...from]}::text[])
+      WHERE capability_id = ANY(${[...capabilityIds]}::text[]) AND state = 'minted'
       RETURNING capability_id`;
-    return new Set(revoked.map((r) => r.capability_id));
+    const revoked = rows.map((r) => r.capability_id);
+    await this.confirmations.finalize(tx, revoked, revoked.map(() => 'pre_effect_refusal'));
+    return new Set(revoked);
   }
 
   /**

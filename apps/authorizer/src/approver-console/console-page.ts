@@ -2,7 +2,7 @@
 // build step, no framework, nothing from another origin; the CSP allows only 'self'). Everything
 // shown is written with textContent, so a payload cannot inject markup, and passes through
 // `visible`, so a bidirectional control or an invisible character cannot disguise it.
-import { HIDDEN_CODE_POINTS } from '../list-confirmations/hidden-characters';
+import { escapeMatches, HIDDEN_CODE_POINTS } from '../list-confirmations/hidden-characters';
 
 export const consoleHtml = (devSignIn: boolean) => `<!doctype html>
 <html lang="en">
@@ -59,13 +59,8 @@ export const CONSOLE_JS = `'use strict';
   var el = function (tag, text, cls) { var e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
   // Bidirectional controls and invisible code points, shown as \\uXXXX (still JSON for the same value).
   var HIDDEN = /[${HIDDEN_CODE_POINTS}]/gu;
-  var visible = function (s) {
-    return String(s).replace(HIDDEN, function (c) {
-      var out = '';
-      for (var i = 0; i < c.length; i++) out += '\\\\u' + ('000' + c.charCodeAt(i).toString(16)).slice(-4);
-      return out;
-    });
-  };
+  var escapeMatches = ${escapeMatches.toString()};
+  var visible = function (s) { return escapeMatches(String(s), HIDDEN); };
 
   function show(signedIn, session) {
     $('sign-in').hidden = signedIn;

@@ -9,9 +9,18 @@ export const HIDDEN_CODE_POINTS = String.raw`\u00ad\u034f\u061c\u115f\u1160\u17b
 
 const HIDDEN = new RegExp(`[${HIDDEN_CODE_POINTS}]`, 'gu');
 
-/** `\uXXXX` for each UTF-16 unit of every hidden code point (a JSON escape), lower-case hex. */
+/**
+ * `\uXXXX` for each UTF-16 unit of every match (a JSON escape), lower-case hex. Self-contained
+ * (no closure, no imports): the console page embeds this function's own source, so the page and
+ * the server escape alike.
+ */
+export function escapeMatches(text: string, pattern: RegExp): string {
+  return text.replace(pattern, (c) => Array.from({ length: c.length }, (_, i) => '\\u' + c.charCodeAt(i).toString(16).padStart(4, '0')).join(''));
+}
+
+/** Every hidden code point of the text escaped. */
 export function escapeHidden(text: string): string {
-  return text.replace(HIDDEN, (c) => [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''));
+  return escapeMatches(text, HIDDEN);
 }
 
 /** Where a value holds hidden code points: a JSON path per string (keys included), with the code points as U+XXXX. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { appendJournal, capabilityRefusalEntry, type JournalDraft } from '@arvis/journal';
-import { CapabilityStore, ConfirmationStore, EffectStore, type DuplicateClaim } from '@arvis/lifecycle';
+import { CapabilityStore, EffectStore, type DuplicateClaim } from '@arvis/lifecycle';
 import { deadLetterRow, enqueueOutbox, type OutboxRow } from '@arvis/outbox';
 import { PrismaService, StoreFingerprint, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
@@ -45,7 +45,6 @@ export class ClaimCapabilitiesService {
     private readonly storeFingerprint: StoreFingerprint,
     private readonly capabilities: CapabilityStore,
     private readonly effects: EffectStore,
-    private readonly confirmations: ConfirmationStore,
     private readonly dedupe: DeduplicateEffectsService,
     private readonly catalog: ToolCatalog,
   ) {
@@ -109,16 +108,14 @@ export class ClaimCapabilitiesService {
 
   /** Only the revoking UPDATE journals, so a redelivered tampered intent ends its decision once. */
   private async revokeBroken(tx: Tx, broken: readonly { p: Presented; detail: string }[]): Promise<JournalDraft[]> {
-    const revoked = await this.capabilities.revoke(tx, broken.map((b) => b.p.intent.capabilityId), 'capability_activation_failed', ['minted', 'activated']);
-    await this.confirmations.finalize(tx, [...revoked], [...revoked].map(() => 'pre_effect_refusal'));
+    const revoked = await this.capabilities.revoke(tx, broken.map((b) => b.p.intent.capabilityId), 'capability_activation_failed');
     return broken
       .filter((b) => revoked.has(b.p.intent.capabilityId))
       .map((b) => capabilityRefusalEntry(factsOf(b.p), 'capability_activation_failed', `${b.detail}; revoked`));
   }
 
   private async revokeDiverged(tx: Tx, diverged: readonly Presented[]): Promise<JournalDraft[]> {
-    const revoked = await this.capabilities.revoke(tx, diverged.map((d) => d.intent.capabilityId), 'frozen_surface_diverged', ['minted']);
-    await this.confirmations.finalize(tx, [...revoked], [...revoked].map(() => 'pre_effect_refusal'));
+    const revoked = await this.capabilities.revoke(tx, diverged.map((d) => d.intent.capabilityId), 'frozen_surface_diverged');
     return diverged
       .filter((d) => revoked.has(d.intent.capabilityId))
       .map((d) => capabilityRefusalEntry(factsOf(d), 'frozen_surface_diverged', 'catalog fingerprint not accepted by this dispatcher'));

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { appendJournal, capabilityRefusalEntry } from '@arvis/journal';
-import { CapabilityStore, ConfirmationStore } from '@arvis/lifecycle';
+import { CapabilityStore } from '@arvis/lifecycle';
 import { enqueueOutbox } from '@arvis/outbox';
 import { PrismaService, type Tx } from '@arvis/persistence';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
@@ -29,7 +29,6 @@ export class RedeliverIntentsService {
     @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
     private readonly prisma: PrismaService,
     private readonly capabilities: CapabilityStore,
-    private readonly confirmations: ConfirmationStore,
     private readonly lag: IntentsLag,
   ) {}
 
@@ -82,9 +81,7 @@ export class RedeliverIntentsService {
       WHERE intent_id = ANY(${intentIds}::text[]) AND delivery_attempts >= ${this.config.recovery.redeliverMaxAttempts}`;
     if (exhausted.length === 0) return 0;
     await this.capabilities.lockInOrder(tx, exhausted.map((e) => e.capability_id));
-    const revoked = await this.capabilities.revoke(tx, exhausted.map((e) => e.capability_id), 'capability_activation_failed', ['minted']);
-    // Revoked before any effect: a reserved approval is released, as every revocation releases it.
-    await this.confirmations.finalize(tx, [...revoked], [...revoked].map(() => 'pre_effect_refusal'));
+    const revoked = await this.capabilities.revoke(tx, exhausted.map((e) => e.capability_id), 'capability_activation_failed');
     const facts = await storedFactsOf(tx, [...revoked]);
     const detail = `delivered ${this.config.recovery.redeliverMaxAttempts + 1} times and never activated; revoked`;
     await appendJournal(tx, [...revoked].map((id) => capabilityRefusalEntry(facts.get(id)!, 'capability_activation_failed', detail)), this.config.topics.journal);

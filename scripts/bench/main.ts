@@ -121,7 +121,7 @@ async function main(argv: string[]): Promise<void> {
   const brokers = env.KAFKA_BROKERS.split(',');
   const brokerPid = Number(readFileSync(join(env.KAFKA_DATA_DIR, 'run', 'kafka.pid'), 'utf8').trim());
   const dir = o.out ?? join(ROOT, 'bench', 'results', started.toISOString().replace(/[:.]/g, '-'));
-  const ctx: StepContext = { brokers, brokerPid, basePort: 3501 + env.ARVIS_TEST_PORT_OFFSET, logDir: join(dir, 'logs'), load: o.load, say };
+  const ctx: StepContext = { brokers, brokerPid, basePort: 3501 + env.ARVIS_TEST_PORT_OFFSET, logDir: join(dir, 'logs'), load: o.load, cpuProf: o.cpuProf, say };
   const base = { PATH: env.PATH, HOME: env.HOME, LOG_LEVEL: 'warn', KAFKA_BROKERS: env.KAFKA_BROKERS, DATABASE_URL: `postgresql://postgres@127.0.0.1:5432/arvis_${env.ARVIS_TEST_NAMESPACE}bench`.toLowerCase() };
   const builds = await Promise.all((await variants(o, env)).map(async (v) => ({ v, env: await variantEnv(v, base) })));
   const loadAverageAtStart = loadavg();

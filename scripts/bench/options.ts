@@ -20,6 +20,8 @@ export interface BenchOptions {
   /** A commit to measure beside the working tree's build, alternately. */
   compare?: string;
   out?: string;
+  /** Write a V8 CPU profile of each app per step into its logs folder (profiling costs CPU: figures are not comparable). */
+  cpuProf: boolean;
   help: boolean;
 }
 
@@ -38,6 +40,7 @@ export const USAGE = `usage: npm run bench -- [options]
                          journal append rate with N appender processes, for each N (default off; e.g. 1,2,4)
   --compare COMMIT       also build COMMIT (in .data/bench/<sha>) and measure it alternately with the working tree
   --out DIR              results folder (default bench/results/<UTC timestamp>)
+  --cpu-prof             write a V8 CPU profile of each app per step (logs/<step>/*.cpuprofile); slows the apps
   --help                 this text`;
 
 const int = (name: string, raw: string | undefined, def: number, min: number, max: number): number => {
@@ -73,6 +76,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       scale: { type: 'string' },
       compare: { type: 'string' },
       out: { type: 'string' },
+      'cpu-prof': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -93,6 +97,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     idleSeconds: int('idle-seconds', values['idle-seconds'], 20, 0, 3600),
     ...(values.compare ? { compare: values.compare } : {}),
     ...(values.out ? { out: values.out } : {}),
+    cpuProf: values['cpu-prof'] === true,
     help: values.help === true,
   };
 }

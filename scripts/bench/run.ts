@@ -1,6 +1,7 @@
 // One measurement step of one build: fresh database and topics, both apps started, a short warm-up,
 // then the load with /proc and the authorizer's token-cache counters sampled at both ends of the
 // window, the final entries counted, optionally the idle phase, then everything stopped again.
+import { join } from 'node:path';
 import { topicsFor } from '@arvis/config';
 import { DecisionClient } from '@arvis/decision-client';
 import { Kafka, logLevel } from 'kafkajs';
@@ -23,6 +24,8 @@ export interface StepContext {
   brokerPid: number;
   basePort: number;
   logDir: string;
+  /** Profile each app's CPU per step (--cpu-prof). */
+  cpuProf?: boolean;
   load: LoadKind;
   say: (line: string) => void;
 }
@@ -111,7 +114,7 @@ export async function measureStep(ctx: StepContext, v: Variant, baseEnv: Record<
   const env: Record<string, string> = { ...baseEnv, ARVIS_TOPIC_PREFIX: prefix };
   await freshStore(v, env);
   if (ctx.load === 'realistic') await grantBenchGates(env.DATABASE_URL);
-  const apps = await startApps(v, env, ctx.basePort, ctx.logDir);
+  const apps = await startApps(v, env, ctx.basePort, ctx.logDir, ctx.cpuProf ? join(ctx.logDir, 'profiles', `step-${index}`) : undefined);
   const probe = new LatencyProbe(ctx.brokers, topicsFor(prefix));
   const client = new DecisionClient(ctx.brokers, topicsFor(prefix), 'arvis-bench');
   const closeProducer = async () => {

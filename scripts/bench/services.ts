@@ -82,11 +82,12 @@ export function shippedNodeFlags(packageJson: string, app: string): string[] {
 }
 
 /** Starts one app of the build; its output goes to `<logDir>/<label>-<logName>.log`. */
-export function spawnApp(v: Variant, app: string, port: number, env: Record<string, string>, logDir: string, logName = app): ChildProcess {
+export function spawnApp(v: Variant, app: string, port: number, env: Record<string, string>, logDir: string, logName = app, profileDir?: string): ChildProcess {
   const main = join(v.root, 'dist', 'apps', app, 'src', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} missing: the build did not run`);
   const log = createWriteStream(join(logDir, `${v.label}-${logName}.log`), { flags: 'a' });
   const flags = shippedNodeFlags(readFileSync(join(v.root, 'package.json'), 'utf8'), app);
+  if (profileDir) flags.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${v.label.replace(/\W+/g, '-')}-${logName}.cpuprofile`);
   const child = spawn(process.execPath, [...flags, main], { cwd: v.root, env: { ...env, ...portEnv(app, port), KAFKA_GROUP_ID: `${env.ARVIS_TOPIC_PREFIX}${app}` }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.pipe(log);
   child.stderr!.pipe(log);
@@ -103,12 +104,13 @@ export async function stopChild(c: ChildProcess): Promise<void> {
 }
 
 /** Starts both apps and waits (60 s at most) until each answers /health/ready. */
-export async function startApps(v: Variant, env: Record<string, string>, basePort: number, logDir: string): Promise<RunningApps> {
+/** `profileDir`: each app writes a V8 CPU profile there when it stops. */
+export async function startApps(v: Variant, env: Record<string, string>, basePort: number, logDir: string, profileDir?: string): Promise<RunningApps> {
   mkdirSync(logDir, { recursive: true });
   const apps = [
     { name: 'authorizer' as const, port: basePort },
     { name: 'dispatcher' as const, port: basePort + 1 },
-  ].map((a) => ({ ...a, child: spawnApp(v, a.name, a.port, env, logDir) }));
+  ].map((a) => ({ ...a, child: spawnApp(v, a.name, a.port, env, logDir, a.name, profileDir) }));
   const stop = async () => void (await Promise.all(apps.map((a) => stopChild(a.child))));
   for (const a of apps) {
     const deadline = Date.now() + 60_000;

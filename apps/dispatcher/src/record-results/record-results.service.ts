@@ -39,20 +39,29 @@ export class RecordResultsService {
     private readonly dedupe: DeduplicateEffectsService,
   ) {}
 
-  async record(ran: readonly RanIntent[]): Promise<void> {
-    if (ran.length === 0) return;
-    await this.recordOrSplit(ran, Date.now() + this.config.recording.maxWaitMs);
+  /**
+   * `alsoInTransaction`: a statement to commit with the results (the next group's start), run
+   * before the journal's head is locked. Its answer is returned when it committed; undefined when
+   * it did not run (nothing to record, or the group had to be split), and the caller runs it alone.
+   */
+  async record<T>(ran: readonly RanIntent[], alsoInTransaction?: (tx: Tx) => Promise<T>): Promise<T | undefined> {
+    if (ran.length === 0) return undefined;
+    return this.recordOrSplit(ran, Date.now() + this.config.recording.maxWaitMs, alsoInTransaction);
   }
 
-  private async recordOrSplit(ran: readonly RanIntent[], waitUntil: number): Promise<void> {
+  private async recordOrSplit<T>(ran: readonly RanIntent[], waitUntil: number, alsoInTransaction?: (tx: Tx) => Promise<T>): Promise<T | undefined> {
     try {
-      await this.whileTransient(waitUntil, () => this.prisma.tx((tx) => this.recordOnce(tx, ran)));
+      return await this.whileTransient(waitUntil, () => this.prisma.tx((tx) => this.recordOnce(tx, ran, alsoInTransaction)));
     } catch (e) {
-      if (ran.length === 1) return this.markAuditIncomplete(ran, e as Error, waitUntil);
+      if (ran.length === 1) {
+        await this.markAuditIncomplete(ran, e as Error, waitUntil);
+        return undefined;
+      }
       const mid = Math.ceil(ran.length / 2);
       this.log.warn(`recording ${ran.length} result(s) failed (${(e as Error).message}); recording halves apart`);
       await this.recordOrSplit(ran.slice(0, mid), waitUntil);
       await this.recordOrSplit(ran.slice(mid), waitUntil);
+      return undefined;
     }
   }
 
@@ -60,7 +69,7 @@ export class RecordResultsService {
     return retryWhileTransient(fn, waitUntil, (attempt, e) => this.log.warn(`database unavailable while recording results (attempt ${attempt}): ${e.message}`));
   }
 
-  private async recordOnce(tx: Tx, ran: readonly RanIntent[]): Promise<void> {
+  private async recordOnce<T>(tx: Tx, ran: readonly RanIntent[], alsoInTransaction?: (tx: Tx) => Promise<T>): Promise<T | undefined> {
     const finished = await this.effects.finish(
       tx,
       ran.map((r) => ({ capabilityId: r.claimed.intent.capabilityId, state: r.result.effectBoundary, reasonCode: r.result.reasonCode ?? null })),
@@ -74,7 +83,9 @@ export class RecordResultsService {
     await this.confirmations.finalize(tx, reserved.map((r) => r.claimed.intent.capabilityId), reserved.map((r) => r.result.effectBoundary));
     await this.retries.request(tx, closed.filter((r) => this.retryable(r)).map((r) => r.claimed.intent));
     const waiters = await this.dedupe.closeWaiters(tx, closed.filter((r) => r.claimed.holdsKey).map(holderOutcome));
+    const also = alsoInTransaction ? await alsoInTransaction(tx) : undefined;
     await appendJournal(tx, [...closed.map((r) => toolResultEntry(factsOf(r.claimed), r.result)), ...waiters], this.config.topics.journal);
+    return also;
   }
 
   /** The spec's half of the retry conditions; risk and attempts are checked in SQL. */

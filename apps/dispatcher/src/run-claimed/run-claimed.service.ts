@@ -14,8 +14,8 @@ import { startDeadlineMs } from './start-deadline';
 /**
  * Runs a slice's claimed intents a group at a time (the tool concurrency): each group is marked
  * effect_started in one statement right before its bodies start, with deadlines from then (the
- * first group's start commits with the claim instead, ADR 0050), and
- * its results are recorded as soon as the group is done. A crash therefore leaves unknown only
+ * first group's start commits with the claim, ADR 0050; each later group's with the recording of
+ * the group before it, ADR 0057), and its results are recorded as soon as the group is done. A crash therefore leaves unknown only
  * the bodies of one group; the rest are either recorded or still merely claimed. While the slice
  * runs, a heartbeat keeps the claims not yet started from being taken for a dead dispatcher's.
  */
@@ -40,18 +40,28 @@ export class RunClaimedService {
     let ran = 0;
     try {
       const size = this.config.toolConcurrency;
+      const toStart = (group: readonly ClaimedIntent[]) => group.filter((c) => !preStarted.has(c.intent.capabilityId));
+      // The claims of the next group that the previous group's recording already started.
+      let startedByRecord: Set<string> | undefined;
       for (let i = 0; i < claimed.length; i += size) {
         const group = claimed.slice(i, i + size);
         // Claims are already committed: an outage here is waited out, not turned into a redelivery
         // that would find them consumed and leave them to recovery.
-        const started = await this.start(group.filter((c) => !preStarted.has(c.intent.capabilityId)));
+        const started = startedByRecord ?? (await this.start(toStart(group)));
+        startedByRecord = undefined;
         for (const c of group) if (preStarted.has(c.intent.capabilityId)) started.add(c.intent.capabilityId);
         group.forEach((c) => waiting.delete(c.intent.capabilityId));
         const runnable = group.filter((c) => started.has(c.intent.capabilityId));
         if (runnable.length < group.length) this.log.warn(`${group.length - runnable.length} claim(s) were closed by recovery before they started; not run`);
         const results = await Promise.all(runnable.map((c) => this.runOne(c)));
-        await this.tracing.inSpans('record results', runnable.map((c) => c.trace), () =>
-          this.recorder.record(runnable.map((claimed, j) => ({ claimed, result: results[j] }))),
+        // The next group is started by the transaction that records this one: one commit per
+        // group instead of two, and still committed before any of its bodies begins.
+        const next = toStart(claimed.slice(i + size, i + 2 * size));
+        startedByRecord = await this.tracing.inSpans('record results', runnable.map((c) => c.trace), () =>
+          this.recorder.record(
+            runnable.map((claimed, j) => ({ claimed, result: results[j] })),
+            next.length > 0 ? (tx) => this.effects.start(tx, this.effectsToStart(next)) : undefined,
+          ),
         );
         ran += runnable.length;
       }
@@ -78,10 +88,14 @@ export class RunClaimedService {
   private async start(group: readonly ClaimedIntent[]): Promise<Set<string>> {
     if (group.length === 0) return new Set();
     return retryWhileTransient(
-      () => this.effects.start(this.prisma.sql, group.map((c) => ({ capabilityId: c.intent.capabilityId, deadlineMs: startDeadlineMs(this.catalog, this.config, c.stored.tool) }))),
+      () => this.effects.start(this.prisma.sql, this.effectsToStart(group)),
       Date.now() + this.config.recording.maxWaitMs,
       (attempt, e) => this.log.warn(`database unavailable while starting effects (attempt ${attempt}): ${e.message}`),
     );
+  }
+
+  private effectsToStart(group: readonly ClaimedIntent[]) {
+    return group.map((c) => ({ capabilityId: c.intent.capabilityId, deadlineMs: startDeadlineMs(this.catalog, this.config, c.stored.tool) }));
   }
 
   private keepClaimed(waiting: Set<string>): NodeJS.Timeout {

@@ -50,6 +50,7 @@ describe('a backlog on one partition', () => {
       security: {},
       connectRetries: 10,
       sliceTargetMs: 500,
+      commitIntervalMs: 250,
     };
     const transport = new KafkaBatchTransport({ kafka: settings, topics: { messages: topic }, maxSliceSize: 500, onFatal: () => undefined, dlqMaxRawBytes: 0 });
     transports.push(transport);

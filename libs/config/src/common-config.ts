@@ -32,6 +32,11 @@ export const commonEnvShape = {
   KAFKA_HEARTBEAT_INTERVAL_MS: envInt(3000, 100),
   KAFKA_PARTITIONS_CONCURRENCY: envInt(3, 1, 64),
   KAFKA_MAX_BATCH_BYTES: envInt(1048576, 1024),
+  /**
+   * How long a consumed slice's offset may wait to be committed with others (0: each slice at
+   * once). A wait only means a restart delivers those messages again, which handlers dedupe (ADR 0058).
+   */
+  KAFKA_COMMIT_INTERVAL_MS: envInt(250, 0, 10000),
   ...kafkaSecurityEnvShape,
   /** kafkajs's retries per connection attempt of the consumer; start-up itself retries without end. */
   KAFKA_CONNECT_RETRIES: envInt(10, 0, 100),
@@ -109,6 +114,8 @@ export interface KafkaSettings {
   connectRetries: number;
   /** A slice's target duration; its size adapts to it, up to the service's slice size. */
   sliceTargetMs: number;
+  /** How long a slice's offset may wait to be committed with other partitions' (ADR 0058). */
+  commitIntervalMs: number;
 }
 
 export interface DatabaseSettings {
@@ -211,6 +218,7 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
       security,
       connectRetries: env.KAFKA_CONNECT_RETRIES,
       sliceTargetMs: env.CONSUMER_SLICE_TARGET_MS,
+      commitIntervalMs: env.KAFKA_COMMIT_INTERVAL_MS,
     } satisfies KafkaSettings,
     relay: {
       enabled: env.RELAY_ENABLED,

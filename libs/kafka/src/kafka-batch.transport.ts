@@ -4,6 +4,7 @@ import { lastValueFrom } from 'rxjs';
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { KafkaSettings } from '@arvis/config';
 import { buildDlqRecord } from '@arvis/contracts';
+import { CommitCoalescer } from './commit-coalescer';
 import { createKafka, KafkaPublisher, toInboundHeaders, type InboundMessage, type Kafka } from './kafka-client';
 import { settleSlice, SettleStopped, type IsolatedMessage } from './settle-slice';
 import { SliceSizer } from './slice-sizer';
@@ -69,6 +70,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
   private warnedOpaque = false;
   private readonly sizer: SliceSizer;
   private turns?: TurnKeeper;
+  private commits?: CommitCoalescer;
 
   constructor(private readonly options: KafkaBatchTransportOptions) {
     super();
@@ -102,6 +104,12 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       if (!topic) throw new Error(`no topic configured for handler pattern "${pattern}"`);
       this.patternByTopic.set(topic, pattern);
     }
+    const consumer = this.consumer;
+    this.commits = new CommitCoalescer(
+      (offsets) => consumer.commitOffsets(offsets),
+      settings.commitIntervalMs,
+      (e) => this.log.warn(`a deferred offset commit failed (a later one supersedes it; until then a restart delivers those messages again): ${e.message}`),
+    );
     this.turns = new TurnKeeper(kafka.admin({ retry: { retries: 0 } }), settings.groupId, BigInt(this.sizer.initial));
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => this.turns!.assign(event.payload.memberAssignment));
     await this.connectUntilReachable();
@@ -171,22 +179,29 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     }
   }
 
-  /** False if stopped mid-slice: it stays uncommitted, and the partition's next owner gets it again. */
+  /**
+   * False if stopped mid-slice: it stays uncommitted, and the partition's next owner gets it again.
+   * The offset of a slice handled plainly is committed within KAFKA_COMMIT_INTERVAL_MS, with the
+   * other partitions' (ADR 0058); one that isolated a message (its DLQ record is published at
+   * least once) and any slice while closing commit at once.
+   */
   private async settleAndCommit(
     pattern: string,
     handler: MessageHandlerFn,
     messages: InboundMessage[],
     round: Pick<EachBatchPayload, 'resolveOffset' | 'heartbeat'> & { stopped: () => boolean },
   ): Promise<boolean> {
+    const slice = { isolated: false };
     try {
-      await this.withHeartbeat(round.heartbeat, () => this.settle(pattern, handler, messages, round.heartbeat, round.stopped));
+      await this.withHeartbeat(round.heartbeat, () => this.settle(pattern, handler, messages, round.heartbeat, round.stopped, slice));
     } catch (e) {
       if (e instanceof SettleStopped) return false;
       throw e;
     }
     const { topic, partition, offset: last } = messages[messages.length - 1];
     round.resolveOffset(last);
-    await this.consumer!.commitOffsets([{ topic, partition, offset: (BigInt(last) + 1n).toString() }]);
+    const next = { topic, partition, offset: (BigInt(last) + 1n).toString() };
+    await (slice.isolated || this.closing ? this.commits!.now(next) : this.commits!.later(next));
     await round.heartbeat();
     return true;
   }
@@ -216,11 +231,15 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     messages: InboundMessage[],
     heartbeat: () => Promise<void>,
     stopped: () => boolean,
+    slice: { isolated: boolean },
   ): Promise<void> {
     const where = `${messages[0].topic}[${messages[0].partition}]`;
     await settleSlice(messages, {
       handle: (run) => this.invoke(handler, { topic: run[0].topic, partition: run[0].partition, messages: run } satisfies KafkaBatch),
-      isolate: (isolated) => this.isolate(pattern, isolated),
+      isolate: (isolated) => {
+        slice.isolated = true;
+        return this.isolate(pattern, isolated);
+      },
       isTransient: (e) => this.isTransient(e),
       maxAttempts: this.options.kafka.maxHandlerAttempts,
       stopped,
@@ -289,7 +308,9 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
 
   async close(): Promise<void> {
     this.closing = true;
-    // disconnect() waits for the batch in progress, so its offsets are committed before we leave.
+    // What waits is committed while the consumer still runs; disconnect() then waits for the
+    // batch in progress, whose last slice commits at once (closing), before we leave.
+    await this.commits?.flush().catch((e: Error) => this.log.warn(`offset commit at shutdown failed (those messages are delivered again): ${e.message}`));
     await this.consumer?.disconnect();
     await this.publisher?.disconnect().catch(() => undefined);
     await this.turns?.close();

@@ -20,10 +20,10 @@ describe('dispatcher configuration: tool packages and accepted catalogs', () => 
 
   it('connects the tool bodies with DATABASE_URL unless TOOL_DATABASE_URL or a package\'s own URL is set', () => {
     const db = 'postgresql://arvis_dispatcher@db/arvis';
-    expect(loadDispatcherConfig({ ...base, DATABASE_URL: db }).toolDatabase).toEqual({ url: db, perPackage: {}, poolSize: 4 });
+    expect(loadDispatcherConfig({ ...base, DATABASE_URL: db }).toolDatabase).toEqual({ url: db, perPackage: {}, poolSize: 8 });
     const own = { '@arvis/tool-demo': 'postgresql://arvis_tool_arvis_tool_demo@db/arvis' };
     const c = loadDispatcherConfig({ ...base, DATABASE_URL: db, TOOL_DATABASE_URL: 'postgresql://t@db/arvis', TOOL_DATABASE_URLS: JSON.stringify(own) });
-    expect(c.toolDatabase).toEqual({ url: 'postgresql://t@db/arvis', perPackage: own, poolSize: 4 });
+    expect(c.toolDatabase).toEqual({ url: 'postgresql://t@db/arvis', perPackage: own, poolSize: 8 });
     expect(() => loadDispatcherConfig({ ...base, TOOL_DATABASE_URLS: JSON.stringify({ p: 'mysql://x' }) })).toThrow(/TOOL_DATABASE_URLS/);
     expect(() => loadDispatcherConfig({ ...base, TOOL_DATABASE_URL: 'db' })).toThrow(/TOOL_DATABASE_URL/);
   });

@@ -17,7 +17,7 @@ const DispatcherEnv = z.object({
   DISPATCHER_ID: z.string().min(1).optional(),
   MAX_INTENT_BYTES: envInt(65536, 1024, 1048576),
   TOOL_CONCURRENCY: envInt(16, 1, 1024),
-  TOOL_DATABASE_POOL_SIZE: envInt(4, 1, 64),
+  TOOL_DATABASE_POOL_SIZE: envInt(8, 1, 64),
   /** The tool bodies' connections (DATABASE_URL when unset); with roles, a tool package's role (ADR 0034). */
   TOOL_DATABASE_URL: z.preprocess((v) => (v === '' ? undefined : v), PgUrl.optional()),
   /** Per tool package, JSON {"<package name>": "postgresql://…"}: each package's bodies log in as its own role. */

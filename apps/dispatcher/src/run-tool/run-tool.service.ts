@@ -45,6 +45,7 @@ export class RunToolService {
     const input = spec.input.safeParse(p.payload);
     if (!input.success) return classifyResult({ kind: 'input_invalid', detail: input.error.message }, validateOutput);
 
+    this.faults.beforeBodyStartMarker(p.decisionId);
     const controller = new AbortController();
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);

@@ -77,7 +77,7 @@ export class BodyStartMarkers {
  * Binds each tool of the set to its package's pool (`dbFor`); the start marker comes first, on
  * that same pool (a package's role may insert markers, never read them), then the body.
  */
-export function toolBodies(set: ToolSet, dbFor: (packageName: string) => ToolDatabase): ToolBody[] {
+export function toolBodies(set: ToolSet, dbFor: (packageName: string) => ToolDatabase, afterMarker: (decisionId: string) => void = () => {}): ToolBody[] {
   const markersByPool = new Map<ToolDatabase, BodyStartMarkers>();
   return set.packages.flatMap((pkg) => {
     const db = dbFor(pkg.name);
@@ -89,6 +89,7 @@ export function toolBodies(set: ToolSet, dbFor: (packageName: string) => ToolDat
         name: def.name,
         execute: async (inv: ToolInvocation) => {
           await marked.mark(def.name, inv.capabilityId);
+          afterMarker(inv.decisionId);
           return def.execute({ ...inv, db });
         },
         reconcile: def.reconcile ? (lookup) => def.reconcile!({ ...lookup, db }) : undefined,

@@ -28,7 +28,7 @@ describe('an operator resolving an unknown effect', () => {
     );
 
   it('journals the true outcome once, after the final effect_state_unknown, naming the operator', async () => {
-    const dying = await stack.start('dispatcher', 'dispatcher-dying', { faults: { dispatcherCrashInsideTool: [{ decisionIdPrefix: 'lost:' }] }, env: RECOVERY });
+    const dying = await stack.start('dispatcher', 'dispatcher-dying', { faults: { dispatcherSignalAtBodyStart: [{ decisionIdPrefix: 'lost:', at: 'after_marker', signal: 'SIGKILL' }] }, env: RECOVERY });
     const [d] = await h.decisions('resolve-run', 1, { decisionId: 'lost:1' });
     await h.client.send([d]);
     expect(await exited(dying)).toBe('SIGKILL');

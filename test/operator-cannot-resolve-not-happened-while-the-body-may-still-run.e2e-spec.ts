@@ -74,6 +74,8 @@ describe('an operator resolving an unknown effect whose body may still run', () 
     expect(late.at(-1)).toMatchObject({ effectBoundary: 'effect_completed', success: true, capabilityId: journal[0].capabilityId });
     expect(journal.at(-1)).toMatchObject({ kind: 'operator_action', effectBoundary: 'effect_completed' });
 
+    const replay = await cli(stack.env, ['replay', 'stillrun-run']);
+    expect([replay.code, replay.out.matches]).toEqual([0, true]);
     const verify = await cli(stack.env, ['verify']);
     expect([verify.code, verify.out.intact]).toEqual([0, true]);
   });

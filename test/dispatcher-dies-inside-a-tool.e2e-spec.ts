@@ -3,7 +3,9 @@ import { exited, metric, Stack } from './support/stack';
 
 const RECOVERY = { RECOVERY_GRACE_MS: '500', RECOVERY_INTERVAL_MS: '300' };
 
-// The crash window after effect_started: the tool acted, no result was recorded.
+// The crash window inside a tool: its body began (the start marker is committed) and no result
+// was recorded; notes.append finds no note for its key, and a body that began may still write
+// one, so it cannot tell (a body that never began ends not started instead, ADR 0056).
 describe('a dispatcher killed inside a tool', () => {
   let stack: Stack;
   let h: Harness;
@@ -19,7 +21,7 @@ describe('a dispatcher killed inside a tool', () => {
 
   it('leaves effect_state_unknown after recovery, and the tool never runs a second time', async () => {
     const dying = await stack.start('dispatcher', 'dispatcher-dying', {
-      faults: { dispatcherCrashInsideTool: [{ decisionIdPrefix: 'crash:' }] },
+      faults: { dispatcherSignalAtBodyStart: [{ decisionIdPrefix: 'crash:', at: 'after_marker', signal: 'SIGKILL' }] },
       env: RECOVERY,
     });
     const [d] = await h.decisions('toolcrash-run', 1, { decisionId: 'crash:1' });
@@ -30,7 +32,8 @@ describe('a dispatcher killed inside a tool', () => {
         'SELECT count(*)::text AS n FROM notes n JOIN capabilities c USING (capability_id) WHERE c.decision_id = $1',
         [d.decisionId],
       ))[0].n;
-    expect(await notes()).toBe('1'); // the tool acted before the crash
+    expect(await notes()).toBe('0'); // it died after the marker, before the note
+    expect((await h.query<{ n: string }>('SELECT count(*)::text AS n FROM tool_body_starts m JOIN capabilities c USING (capability_id) WHERE c.decision_id = $1 AND NOT m.recovery_fence', [d.decisionId]))[0].n).toBe('1');
     expect((await h.query<{ state: string }>('SELECT state FROM effects WHERE decision_id = $1', [d.decisionId]))[0].state).toBe('effect_started');
 
     // Another dispatcher of the same group gets the uncommitted intent again, and recovers.
@@ -39,7 +42,7 @@ describe('a dispatcher killed inside a tool', () => {
     const [entry] = await h.finalRows([d.decisionId]);
     expect([entry.kind, entry.effect_boundary, entry.reason_code]).toEqual(['tool_result', 'effect_state_unknown', 'dispatcher_lost_during_effect']);
     await h.waitUntil('the redelivered intent to be refused', async () => (await metric(survivor, 'arvis_consumption_lost_total')) >= 1);
-    expect(await notes()).toBe('1');
+    expect(await notes()).toBe('0');
     expect((await h.query<{ state: string }>('SELECT state FROM effects WHERE decision_id = $1', [d.decisionId]))[0].state).toBe('effect_state_unknown');
 
     // The survivor goes on working normally.

@@ -50,7 +50,7 @@ describe('a dispatcher killed while holding fetched, uncommitted intents', () =>
       return Number(r.n) === N;
     });
     const dying = await stack.start('dispatcher', 'dispatcher-dying', {
-      faults: { dispatcherCrashInsideTool: [{ decisionIdPrefix: 'crash:' }] },
+      faults: { dispatcherSignalAtBodyStart: [{ decisionIdPrefix: 'crash:', at: 'after_marker', signal: 'SIGKILL' }] },
       env: { ...RECOVERY, CONSUMER_SLICE_SIZE: '5' },
       waitReady: false,
     });

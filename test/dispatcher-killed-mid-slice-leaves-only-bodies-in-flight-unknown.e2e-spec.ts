@@ -33,7 +33,7 @@ describe('a dispatcher killed in the middle of a slice', () => {
       return r.n === '20';
     });
     const dying = await stack.start('dispatcher', 'dispatcher-dying', {
-      faults: { dispatcherCrashInsideTool: [{ decisionIdPrefix: 'crash:' }] },
+      faults: { dispatcherSignalAtBodyStart: [{ decisionIdPrefix: 'crash:', at: 'after_marker', signal: 'SIGKILL' }] },
       env: RECOVERY,
       // The intents are already waiting: it may reach the crash before it would report ready.
       waitReady: false,

@@ -14,7 +14,8 @@ describe('an operator resolving an unknown effect', () => {
   let api: ReturnType<typeof adminApi>;
   beforeAll(async () => {
     stack = await Stack.create('resolve');
-    api = adminApi(await stack.start('authorizer', 'authorizer'));
+    // The dispatcher is killed, not paused: its body cannot run past the deadline (ADR 0056).
+    api = adminApi(await stack.start('authorizer', 'authorizer', { env: { EFFECT_MAX_OVERRUN_MS: '0' } }));
     h = await new Harness(stack.env).start();
   });
   afterAll(async () => {
@@ -28,7 +29,7 @@ describe('an operator resolving an unknown effect', () => {
     );
 
   it('journals the true outcome once, after the final effect_state_unknown, naming the operator', async () => {
-    const dying = await stack.start('dispatcher', 'dispatcher-dying', { faults: { dispatcherCrashInsideTool: [{ decisionIdPrefix: 'lost:' }] }, env: RECOVERY });
+    const dying = await stack.start('dispatcher', 'dispatcher-dying', { faults: { dispatcherSignalAtBodyStart: [{ decisionIdPrefix: 'lost:', at: 'after_marker', signal: 'SIGKILL' }] }, env: RECOVERY });
     const [d] = await h.decisions('resolve-run', 1, { decisionId: 'lost:1' });
     await h.client.send([d]);
     expect(await exited(dying)).toBe('SIGKILL');

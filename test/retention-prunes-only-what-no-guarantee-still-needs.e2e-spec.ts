@@ -25,7 +25,7 @@ describe('retention prunes only what no guarantee still needs', () => {
   beforeAll(async () => {
     stack = await Stack.create('retention');
     // A dispatcher that dies inside the tool, for the effect_state_unknown; started beside the authorizer.
-    const dispatcher = stack.start('dispatcher', 'dispatcher-dying', { faults: { dispatcherCrashInsideTool: [{ decisionIdPrefix: 'crash:' }] } });
+    const dispatcher = stack.start('dispatcher', 'dispatcher-dying', { faults: { dispatcherSignalAtBodyStart: [{ decisionIdPrefix: 'crash:', at: 'after_marker', signal: 'SIGKILL' }] } });
     authorizer = await stack.start('authorizer', 'authorizer', {
       env: {
         RETENTION_ENABLED: 'true',

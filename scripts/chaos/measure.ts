@@ -68,7 +68,7 @@ export class Measure {
   async maxExecutionsPerCapability(): Promise<{ max: number; capabilitiesRunTwice: number; bodies: number }> {
     const [r] = await this.q<{ max: number; twice: number; bodies: number }>(
       `SELECT coalesce(max(n), 0)::int AS max, count(*) FILTER (WHERE n > 1)::int AS twice, coalesce(sum(n), 0)::int AS bodies
-       FROM (SELECT count(*) AS n FROM tool_body_starts GROUP BY capability_id) t`,
+       FROM (SELECT count(*) AS n FROM tool_body_starts WHERE NOT recovery_fence GROUP BY capability_id) t`,
     );
     return { max: r.max, capabilitiesRunTwice: r.twice, bodies: r.bodies };
   }
@@ -88,7 +88,7 @@ export class Measure {
   async unknownEffects(): Promise<UnknownEffect[]> {
     const rows = await this.q<{ capability_id: string; decision_id: string; tool: string; dispatcher_id: string; marked: boolean; acted: boolean }>(
       `SELECT e.capability_id, e.decision_id, i.tool, e.dispatcher_id,
-              EXISTS (SELECT 1 FROM tool_body_starts m WHERE m.capability_id = e.capability_id) AS marked,
+              EXISTS (SELECT 1 FROM tool_body_starts m WHERE m.capability_id = e.capability_id AND NOT m.recovery_fence) AS marked,
               EXISTS (SELECT 1 FROM (${TOOL_EFFECTS}) t WHERE t.capability_id = e.capability_id) AS acted
        FROM effects e JOIN intents i ON i.intent_id = e.intent_id
        WHERE e.state = 'effect_state_unknown' ORDER BY e.started_at`,
@@ -100,7 +100,7 @@ export class Measure {
   async inFlight(dispatcherId: string): Promise<{ started: number; marked: number }> {
     const [r] = await this.q<{ started: number; marked: number }>(
       `SELECT count(*)::int AS started,
-              count(*) FILTER (WHERE EXISTS (SELECT 1 FROM tool_body_starts m WHERE m.capability_id = e.capability_id))::int AS marked
+              count(*) FILTER (WHERE EXISTS (SELECT 1 FROM tool_body_starts m WHERE m.capability_id = e.capability_id AND NOT m.recovery_fence))::int AS marked
        FROM effects e WHERE e.dispatcher_id = $1 AND e.state = 'effect_started'`,
       [dispatcherId],
     );

@@ -41,8 +41,8 @@ export class DispatcherModule {
         { provide: ToolDatabases, useValue: new ToolDatabases(tools.packages.map((p) => p.name), config.toolDatabase) },
         {
           provide: TOOL_BODIES,
-          useFactory: (dbs: ToolDatabases) => toolBodies(tools, (name) => dbs.forPackage(name)),
-          inject: [ToolDatabases],
+          useFactory: (dbs: ToolDatabases, faults: FaultPoints) => toolBodies(tools, (name) => dbs.forPackage(name), (d) => faults.afterBodyStartMarker(d)),
+          inject: [ToolDatabases, FaultPoints],
         },
         { provide: FaultPoints, useValue: hasFaults(config.faults) ? new ConfiguredFaults(config.faults) : NO_FAULTS },
         RunToolService,

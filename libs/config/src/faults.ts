@@ -24,6 +24,15 @@ export const FaultsSchema = z.strictObject({
   intentInsertFails: z.array(z.strictObject(ForDecisions)).optional(),
   /** The dispatcher kills itself inside the tool: after the body acted, before the result. */
   dispatcherCrashInsideTool: z.array(z.strictObject(ForDecisions)).optional(),
+  /**
+   * The dispatcher signals itself around a body's start marker: `before_marker` is after
+   * effect_started committed and before the marker (the body certainly has not begun),
+   * `after_marker` is after the marker committed and before the body's first statement.
+   * SIGKILL ends it there; SIGSTOP pauses it there until a spec sends SIGCONT.
+   */
+  dispatcherSignalAtBodyStart: z
+    .array(z.strictObject({ ...ForDecisions, at: z.enum(['before_marker', 'after_marker']), signal: z.enum(['SIGKILL', 'SIGSTOP']) }))
+    .optional(),
   /** Journaling a tool result fails (every attempt) after the effect. */
   journalResultFails: z.array(z.strictObject(ForDecisions)).optional(),
   /** The authorizer mints against a catalog whose fingerprint no dispatcher accepts. */

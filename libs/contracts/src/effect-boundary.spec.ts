@@ -12,7 +12,7 @@ describe('effect boundary and journal kinds', () => {
     ]);
   });
 
-  it('lists exactly the eight journal kinds of docs/wire-contract.md', () => {
+  it('lists exactly the nine journal kinds of docs/wire-contract.md', () => {
     expect(JournalKind.options).toEqual([
       'tool_result',
       'authorization_refusal',
@@ -22,6 +22,7 @@ describe('effect boundary and journal kinds', () => {
       'confirmation_approved',
       'confirmation_denied',
       'operator_action',
+      'late_tool_result',
     ]);
   });
 
@@ -33,5 +34,6 @@ describe('effect boundary and journal kinds', () => {
     expect(isFinalKind('confirmation_approved')).toBe(false);
     expect(isFinalKind('confirmation_denied')).toBe(false);
     expect(isFinalKind('operator_action')).toBe(false);
+    expect(isFinalKind('late_tool_result')).toBe(false);
   });
 });

@@ -23,6 +23,9 @@ export const JournalKind = z.enum([
   'confirmation_denied',
   // An operator's act through the admin API, naming the operator (ADR 0036); never final.
   'operator_action',
+  // The result of a body that settled after its effect was closed unknown (it timed out, or
+  // recovery called it lost): recorded, never final (reason codes v6, ADR 0056).
+  'late_tool_result',
 ]);
 export type JournalKind = z.infer<typeof JournalKind>;
 

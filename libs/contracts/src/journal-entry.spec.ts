@@ -84,7 +84,11 @@ const resolvedCompleted: JournalEntryDraft = {
 };
 const resolvedNotStarted: JournalEntryDraft = { ...resolvedCompleted, effectBoundary: 'effect_not_started', success: false };
 
-const valid = { completed, failed, authRefusal, admissionRefusal, pending, auditIncomplete, approved, denied, revoked, resolvedCompleted, resolvedNotStarted };
+// A body's result after its effect was closed unknown (ADR 0056): a tool_result's shape, never final.
+const lateCompleted: JournalEntryDraft = { ...completed, kind: 'late_tool_result' };
+const lateTimeout: JournalEntryDraft = { ...failed, kind: 'late_tool_result', effectBoundary: 'effect_state_unknown', reasonCode: 'tool_timeout', error: { code: 'tool_timeout', message: 'no answer' } };
+
+const valid = { completed, failed, authRefusal, admissionRefusal, pending, auditIncomplete, approved, denied, revoked, resolvedCompleted, resolvedNotStarted, lateCompleted, lateTimeout };
 
 const violations: Array<[string, Record<string, unknown>]> = [
   ['tool_result success outside effect_completed', { ...completed, effectBoundary: 'effect_failed' }],
@@ -126,6 +130,11 @@ const violations: Array<[string, Record<string, unknown>]> = [
   ['operator_action with an output', { ...resolvedCompleted, output: { ok: true } }],
   ['an operator on another kind', { ...pending, operator }],
   ['an action on another kind', { ...completed, action: revoked.action }],
+  ['late_tool_result before any effect', { ...lateTimeout, effectBoundary: 'pre_effect_refusal' }],
+  ['late_tool_result of an effect not started', { ...lateTimeout, effectBoundary: 'effect_not_started' }],
+  ['late_tool_result success outside effect_completed', { ...lateCompleted, effectBoundary: 'effect_failed' }],
+  ['late_tool_result failure without reasonCode', { ...lateTimeout, reasonCode: undefined }],
+  ['late_tool_result taking another effect\'s result', { ...lateCompleted, deduplicatedOf: 'd-0' }],
 ];
 
 describe('journal kind table', () => {

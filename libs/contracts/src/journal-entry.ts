@@ -105,6 +105,8 @@ interface KindFields {
   output?: unknown;
 }
 
+const LATE_BOUNDARIES: EffectBoundary[] = ['effect_completed', 'effect_failed', 'effect_state_unknown'];
+
 // The kind table of docs/wire-contract.md. Enforced on drafts too, so a writer cannot chain an entry
 // that an auditor would later reject.
 function enforceKindTable<T extends KindFields>(e: T, ctx: z.RefinementCtx<T>): void {
@@ -127,7 +129,9 @@ function enforceKindTable<T extends KindFields>(e: T, ctx: z.RefinementCtx<T>): 
   if (decided && e.approver === undefined) fail('approver', `${e.kind} requires the approver`);
   if (!decided && e.approver !== undefined) fail('approver', 'only an approver\'s verdict names an approver');
   enforceOperatorAction(e, fail);
+  enforceLateResult(e, fail);
   switch (e.kind) {
+    case 'late_tool_result':
     case 'tool_result':
       if (e.success) {
         if (e.effectBoundary !== 'effect_completed') fail('success', 'success requires effectBoundary effect_completed');
@@ -166,6 +170,13 @@ function enforceKindTable<T extends KindFields>(e: T, ctx: z.RefinementCtx<T>): 
       expectReason('confirmation_denied');
       if (e.output !== undefined) fail('output', 'a denial carries no output');
       return;
+  }
+}
+
+/** A body's own result after its effect was closed unknown (ADR 0056): a tool_result of a body that ran. */
+function enforceLateResult(e: KindFields, fail: (path: keyof KindFields, message: string) => void): void {
+  if (e.kind === 'late_tool_result' && !LATE_BOUNDARIES.includes(e.effectBoundary)) {
+    fail('effectBoundary', `late_tool_result requires effectBoundary ${LATE_BOUNDARIES.join(', ')}`);
   }
 }
 

@@ -90,6 +90,15 @@ export function toolResultEntry(facts: CapabilityFacts, result: ResultFields): J
   return { kind: 'tool_result', ...capabilityFields(facts), ...resultFields(result) };
 }
 
+/**
+ * The non-final entry of a body's result that came after its effect was closed unknown (it timed
+ * out, or recovery called it lost): the decision keeps its final entry; this records what the
+ * body did after all (ADR 0056).
+ */
+export function lateToolResultEntry(facts: CapabilityFacts, result: ResultFields): JournalDraft {
+  return { kind: 'late_tool_result', ...capabilityFields(facts), ...resultFields({ ...result, deduplicatedOf: undefined }) };
+}
+
 /** A refusal of a capability before any effect (activation failed, catalog diverged, ...). */
 export function capabilityRefusalEntry(facts: CapabilityFacts, code: ReasonCode, message: string): JournalDraft {
   return toolResultEntry(facts, { effectBoundary: 'pre_effect_refusal', success: false, reasonCode: code, error: { code, message } });

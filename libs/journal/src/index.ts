@@ -6,6 +6,7 @@ export {
   confirmationPendingEntry,
   decisionRefusalEntry,
   effectResolvedEntry,
+  lateToolResultEntry,
   operatorActionEntry,
   OPERATOR_RUN_ID,
   OPERATOR_TOOL,

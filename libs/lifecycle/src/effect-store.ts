@@ -217,6 +217,24 @@ export class EffectStore {
     expectMoved('close lost effects', moved, closed.length);
   }
 
+  /**
+   * A body's result that came after its effect was closed unknown, by its timeout or by recovery
+   * (ADR 0056): kept on the row, once, except that a late timeout gives way to the body's
+   * settlement. A body whose effect ended otherwise (recovery fenced it, or reconciled it) moves
+   * nothing. Returns the ids recorded, to be journaled (non-final). Off the hot path.
+   */
+  async recordLate(tx: Sql, results: readonly FinishedEffect[]): Promise<Set<string>> {
+    if (results.length === 0) return new Set();
+    const rows = await tx.$queryRaw<{ capability_id: string }[]>`
+      UPDATE effects e SET late_state = v.state, late_reason_code = v.reason_code, late_at = now()
+      FROM unnest(${results.map((r) => r.capabilityId)}::text[], ${results.map((r) => r.state)}::text[],
+                  ${results.map((r) => r.reasonCode)}::text[]) AS v(capability_id, state, reason_code)
+      WHERE e.capability_id = v.capability_id AND e.reason_code IN ('tool_timeout', 'dispatcher_lost_during_effect') AND e.waits_for IS NULL
+        AND (e.late_at IS NULL OR e.late_reason_code = 'tool_timeout')
+      RETURNING e.capability_id`;
+    return new Set(rows.map((r) => r.capability_id));
+  }
+
   /** Results that could not be journaled: the classified state is kept so recovery leaves them alone. */
   async finishAuditIncomplete(tx: Sql, results: readonly FinishedEffect[]): Promise<number> {
     return (await this.finish(tx, results.map((r) => ({ ...r, reasonCode: 'audit_incomplete' as const })))).size;
@@ -236,6 +254,9 @@ export class EffectStore {
       FROM intents i
       WHERE e.decision_id = ${r.decisionId} AND e.state = 'effect_state_unknown' AND e.resolved_at IS NULL AND e.waits_for IS NULL
         AND i.capability_id = e.capability_id AND i.tenant = ${r.tenant}
+        AND (${r.outcome}::text = 'effect_completed'
+             OR (((e.late_at IS NOT NULL AND e.late_reason_code IS DISTINCT FROM 'tool_timeout') OR coalesce(e.deadline_at + make_interval(secs => ${r.maxOverrunMs}::float8 / 1000) <= now(), true))
+                 AND e.late_state IS DISTINCT FROM 'effect_completed'))
       RETURNING i.decision_id, i.run_id, i.causal_id, i.tenant, i.principal, i.tool, i.capability_id, i.intent_commitment, i.idempotency_key`;
     if (rows.length > 1) throw new Error(`resolve unknown effect of ${r.decisionId}: moved ${rows.length} rows, expected at most 1`);
     const row = rows[0];
@@ -253,20 +274,49 @@ export class EffectStore {
     };
   }
 
-  /** Why resolveUnknown moved nothing, from the row as it is now (null: no effect for this decision). */
-  async unknownEffectState(tx: Sql, decisionId: string): Promise<{ state: string; tenant: string; resolved: boolean; waitsFor: string | null } | null> {
-    const rows = await tx.$queryRaw<{ state: string; tenant: string; resolved: boolean; waits_for: string | null }[]>`
-      SELECT e.state, i.tenant, e.resolved_at IS NOT NULL AS resolved, e.waits_for
+  /**
+   * Why resolveUnknown moved nothing, from the row as it is now (null: no effect for this
+   * decision). `mayRunUntil`: while the body may still run, when that ends at the latest.
+   */
+  async unknownEffectState(tx: Sql, decisionId: string, maxOverrunMs: number): Promise<UnknownEffectState | null> {
+    const rows = await tx.$queryRaw<{ state: string; tenant: string; resolved: boolean; waits_for: string | null; late_state: string | null; may_run: boolean; may_run_until: Date | null }[]>`
+      SELECT e.state, i.tenant, e.resolved_at IS NOT NULL AS resolved, e.waits_for, e.late_state,
+             NOT ((e.late_at IS NOT NULL AND e.late_reason_code IS DISTINCT FROM 'tool_timeout') OR coalesce(e.deadline_at + make_interval(secs => ${maxOverrunMs}::float8 / 1000) <= now(), true)) AS may_run, e.deadline_at + make_interval(secs => ${maxOverrunMs}::float8 / 1000) AS may_run_until
       FROM effects e JOIN intents i ON i.capability_id = e.capability_id WHERE e.decision_id = ${decisionId}`;
     const row = rows[0];
-    return row ? { state: row.state, tenant: row.tenant, resolved: row.resolved, waitsFor: row.waits_for } : null;
+    if (!row) return null;
+    return {
+      state: row.state,
+      tenant: row.tenant,
+      resolved: row.resolved,
+      waitsFor: row.waits_for,
+      lateState: row.late_state,
+      mayRunUntil: row.may_run ? row.may_run_until : null,
+    };
   }
+}
+
+// A body can no longer run (ADR 0056) once it settled (a late result that is not a timeout), or
+// once its deadline (start + the tool's timeout + the recovery grace) plus the longest a body may
+// overrun its abort (EFFECT_MAX_OVERRUN_MS) has passed: the condition both statements below spell.
+
+export interface UnknownEffectState {
+  state: string;
+  tenant: string;
+  resolved: boolean;
+  waitsFor: string | null;
+  /** The boundary of the body's late result, if one came. */
+  lateState: string | null;
+  /** Set while the body may still run: the latest it may. */
+  mayRunUntil: Date | null;
 }
 
 /** What an operator found about an unknown effect, and who they are. */
 export interface UnknownResolution {
   decisionId: string;
   outcome: 'effect_completed' | 'effect_not_started';
+  /** EFFECT_MAX_OVERRUN_MS: how long past its deadline a body may still run. */
+  maxOverrunMs: number;
   issuer: string;
   subject: string;
   tenant: string;

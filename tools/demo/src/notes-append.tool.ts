@@ -21,4 +21,13 @@ export const notesAppend = defineTool({
     const noteId = await noteWriterFor(db).insert({ capabilityId, idempotencyKey, tenant: effectContext.tenant, principal: effectContext.principal, text: input.text });
     return { noteId };
   },
+  /**
+   * Asked only for a body that began (recovery fences the others, ADR 0056). Its note is one row
+   * keyed by the idempotency key and the capability: there, it completed; not there, the body may
+   * still be about to write it (a paused dispatcher), so it cannot tell.
+   */
+  async reconcile({ idempotencyKey, capabilityId, db }) {
+    const { rows } = await db.query<{ id: string }>('SELECT id::text FROM notes WHERE capability_id = $1 AND idempotency_key = $2', [capabilityId, idempotencyKey]);
+    return rows[0] ? { found: 'completed', output: { noteId: rows[0].id } } : { found: 'cannot_tell' };
+  },
 });

@@ -57,6 +57,11 @@ const AuthorizerEnv = z
     /** How often the retry worker looks for retry rows to submit as new decisions. */
     RETRY_POLL_MS: envInt(1000, 50),
     /**
+     * How long past its deadline an unknown effect's body may still run (it ignored its abort, or
+     * its dispatcher was paused): "not happened" is refused until then (ADR 0056).
+     */
+    EFFECT_MAX_OVERRUN_MS: envInt(15 * 60 * 1000, 0),
+    /**
      * Retention (ADR 0041, docs/retention.md): off unless asked for, since it deletes records an
      * operator may have to keep. Windows are read on the database clock.
      */
@@ -120,6 +125,7 @@ export function loadAuthorizerConfig(env?: Record<string, string | undefined>) {
     sliceSize: e.CONSUMER_SLICE_SIZE,
     maxDecisionBytes: e.MAX_DECISION_BYTES,
     retryPollMs: e.RETRY_POLL_MS,
+    effectMaxOverrunMs: e.EFFECT_MAX_OVERRUN_MS,
     confirmations: {
       requestTtlMs: e.CONFIRMATION_REQUEST_TTL_MS,
       grantTtlMs: e.CONFIRMATION_GRANT_TTL_MS,

@@ -25,7 +25,9 @@ export interface Resolved {
 }
 
 /**
- * Resolves a decision that ended effect_state_unknown (ADR 0036). Its final entry stays (one final
+ * Resolves a decision that ended effect_state_unknown (ADR 0036). "Not happened" frees the key, so
+ * it is refused while the body may still run, and for good once its late result says it acted
+ * (ADR 0056). Its final entry stays (one final
  * entry per decision); the resolution is a non-final operator_action entry of that decision, after
  * it, carrying the true outcome, written in the transaction that moves the effects row once.
  */
@@ -40,7 +42,13 @@ export class ResolveUnknownEffectService {
   async resolve(operator: Operator, decisionId: string, body: ResolveBody): Promise<AdminOutcome<Resolved>> {
     const outcome = BOUNDARY_OF[body.outcome];
     const done = await this.prisma.tx(async (tx) => {
-      const resolved: ResolvedEffect | null = await this.effects.resolveUnknown(tx, { decisionId, outcome, ...operator, note: body.note });
+      const resolved: ResolvedEffect | null = await this.effects.resolveUnknown(tx, {
+        decisionId,
+        outcome,
+        ...operator,
+        note: body.note,
+        maxOverrunMs: this.config.effectMaxOverrunMs,
+      });
       if (!resolved) return null;
       const [entry] = await appendJournal(
         tx,
@@ -54,12 +62,24 @@ export class ResolveUnknownEffectService {
   }
 
   private async whyNot(operator: Operator, decisionId: string) {
-    const row = await this.effects.unknownEffectState(this.prisma, decisionId);
+    const row = await this.effects.unknownEffectState(this.prisma, decisionId, this.config.effectMaxOverrunMs);
     if (!row) return refusal(HttpStatus.NOT_FOUND, 'not_found', 'no effect for this decision');
     if (row.tenant !== operator.tenant) return refusal(HttpStatus.FORBIDDEN, 'other_tenant', 'the decision belongs to another tenant');
     if (row.resolved) return refusal(HttpStatus.CONFLICT, 'already_resolved', 'an operator already resolved this effect');
     if (row.waitsFor !== null) {
       return refusal(HttpStatus.CONFLICT, 'deduplicated', `this decision took the outcome of the effect of capability ${row.waitsFor}: resolve that decision`);
+    }
+    if (row.state !== 'effect_state_unknown') return refusal(HttpStatus.CONFLICT, 'not_unknown', `the effect is ${row.state}, not effect_state_unknown`);
+    // Only "not happened" is ever refused below: "completed" cannot start a second effect.
+    if (row.lateState === 'effect_completed') {
+      return refusal(HttpStatus.CONFLICT, 'late_result_completed', 'the body\'s late result says it completed (a late_tool_result entry): it happened');
+    }
+    if (row.mayRunUntil) {
+      return refusal(
+        HttpStatus.CONFLICT,
+        'effect_may_still_run',
+        `the body may still run (until it reports, or at the latest ${row.mayRunUntil.toISOString()}); its idempotency key stays held until then`,
+      );
     }
     return refusal(HttpStatus.CONFLICT, 'not_unknown', `the effect is ${row.state}, not effect_state_unknown`);
   }

@@ -24,4 +24,18 @@ describe('the order of an unknown effect\'s resolution in a run', () => {
       'journal_seq 3: a second resolve_unknown_effect (an effect is resolved once)',
     ]);
   });
+
+  it('accepts a late body result after the final effect_state_unknown of its capability, and finds one anywhere else', () => {
+    const late = (seq: number, over: Record<string, unknown> = {}) => entry(seq, 'late_tool_result', { effectBoundary: 'effect_completed', capabilityId: 'cap-1', ...over });
+    const lost = (seq: number) => entry(seq, 'tool_result', { effectBoundary: 'effect_state_unknown', capabilityId: 'cap-1' });
+    expect(checkResolutionOrder([lost(1), late(2), resolution(3)])).toEqual([]);
+    expect(checkResolutionOrder([late(1), lost(2)]).map((m) => m.message)).toEqual(["journal_seq 1: late_tool_result before the decision's final entry"]);
+    expect(checkResolutionOrder([lost(1), late(2, { capabilityId: 'cap-2' })]).map((m) => m.message)).toEqual([
+      "journal_seq 2: late_tool_result of another capability than the final entry's",
+    ]);
+    const completed = entry(1, 'tool_result', { effectBoundary: 'effect_completed', capabilityId: 'cap-1' });
+    expect(checkResolutionOrder([completed, late(2)]).map((m) => m.message)).toEqual([
+      'journal_seq 2: late_tool_result of a decision that ended tool_result effect_completed, not effect_state_unknown',
+    ]);
+  });
 });

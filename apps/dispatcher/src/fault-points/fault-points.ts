@@ -11,6 +11,10 @@ export abstract class FaultPoints {
   abstract beforeConsume(decisionIds: readonly string[]): void;
   /** Inside the tool: the body acted, no result is recorded. */
   abstract afterToolBody(decisionId: string): void;
+  /** effect_started has committed, the body's start marker is not written yet. */
+  abstract beforeBodyStartMarker(decisionId: string): void;
+  /** The body's start marker has committed, the body has not run a statement yet. */
+  abstract afterBodyStartMarker(decisionId: string): void;
   /** Journaling results fails, every attempt. */
   abstract failRecording(decisionIds: readonly string[]): void;
 }
@@ -18,6 +22,8 @@ export abstract class FaultPoints {
 class NoFaults extends FaultPoints {
   beforeConsume(): void {}
   afterToolBody(): void {}
+  beforeBodyStartMarker(): void {}
+  afterBodyStartMarker(): void {}
   failRecording(): void {}
 }
 
@@ -35,6 +41,20 @@ export class ConfiguredFaults extends FaultPoints {
 
   afterToolBody(decisionId: string): void {
     if (faultFor(this.faults.dispatcherCrashInsideTool, decisionId)) process.kill(process.pid, 'SIGKILL');
+  }
+
+  beforeBodyStartMarker(decisionId: string): void {
+    this.signalAt('before_marker', decisionId);
+  }
+
+  afterBodyStartMarker(decisionId: string): void {
+    this.signalAt('after_marker', decisionId);
+  }
+
+  // SIGSTOP stops the whole process here, synchronously; it goes on from this line on SIGCONT.
+  private signalAt(at: 'before_marker' | 'after_marker', decisionId: string): void {
+    const f = faultFor(this.faults.dispatcherSignalAtBodyStart?.filter((x) => x.at === at), decisionId);
+    if (f) process.kill(process.pid, f.signal);
   }
 
   failRecording(decisionIds: readonly string[]): void {

@@ -65,4 +65,16 @@ describe('ReconcileEffectsService', () => {
     const v = await verdictOf(lost(tool));
     expect([v.effect.state, v.result.reasonCode]).toEqual(['effect_state_unknown', 'dispatcher_lost_during_effect']);
   });
+
+  it('closes a started effect whose start slot recovery took as not started, without asking the tool', async () => {
+    let asked = false;
+    const fencing = new ReconcileEffectsService(new ToolCatalog([spec('found')]), [
+      body('found', async () => {
+        asked = true;
+        return { found: 'completed', output: { id: '7' } };
+      }),
+    ]);
+    const [v] = await fencing.verdicts([lost('found')], new Set(['cap-found']));
+    expect([v.effect.state, v.result.reasonCode, asked]).toEqual(['effect_not_started', 'dispatcher_lost_before_effect', false]);
+  });
 });

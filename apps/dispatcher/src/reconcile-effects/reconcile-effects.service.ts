@@ -17,6 +17,11 @@ const NOT_STARTED: ResultFields = {
   error: { code: 'dispatcher_lost_before_effect', message: 'the dispatcher that consumed the capability stopped before the effect happened; nothing ran' },
 };
 
+const NEVER_BEGAN: ResultFields = {
+  ...NOT_STARTED,
+  error: { code: 'dispatcher_lost_before_effect', message: 'started, but its body wrote no start marker; recovery took the slot, so it never began; nothing ran' },
+};
+
 const UNKNOWN: ResultFields = {
   effectBoundary: 'effect_state_unknown',
   success: false,
@@ -25,8 +30,8 @@ const UNKNOWN: ResultFields = {
 };
 
 /**
- * Settles what became of effects whose dispatcher was lost. A claim never started did nothing.
- * A started one is looked up by its idempotency key when its tool can tell (completed with its
+ * Settles what became of effects whose dispatcher was lost. A claim never started did nothing,
+ * nor did a started one whose body never wrote its start marker (ADR 0056). A started one whose body began is looked up by its idempotency key when its tool can tell (completed with its
  * output, or certainly not happened); otherwise it is unknown, and never runs again.
  */
 @Injectable()
@@ -41,12 +46,13 @@ export class ReconcileEffectsService {
     this.bodies = new Map(bodies.map((b) => [b.name, b]));
   }
 
-  async verdicts(lost: readonly LostEffect[]): Promise<Verdict[]> {
-    return Promise.all(lost.map((l) => this.verdict(l)));
+  /** `fenced`: started effects whose body-start slot recovery took: their bodies never began. */
+  async verdicts(lost: readonly LostEffect[], fenced: ReadonlySet<string> = new Set()): Promise<Verdict[]> {
+    return Promise.all(lost.map((l) => this.verdict(l, fenced.has(l.capabilityId))));
   }
 
-  private async verdict(l: LostEffect): Promise<Verdict> {
-    const result = l.state === 'effect_pending' ? NOT_STARTED : this.fromLookup(l, await this.lookUp(l));
+  private async verdict(l: LostEffect, fenced: boolean): Promise<Verdict> {
+    const result = l.state === 'effect_pending' ? NOT_STARTED : fenced ? NEVER_BEGAN : this.fromLookup(l, await this.lookUp(l));
     return { effect: { capabilityId: l.capabilityId, state: result.effectBoundary, reasonCode: result.reasonCode ?? null }, result };
   }
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { appendJournal, auditIncompleteEntry, toolResultEntry } from '@arvis/journal';
+import { appendJournal, auditIncompleteEntry, lateToolResultEntry, toolResultEntry } from '@arvis/journal';
 import { ConfirmationStore, EffectStore } from '@arvis/lifecycle';
 import { retryWhileTransient } from '@arvis/kafka';
 import { PrismaService, type Tx } from '@arvis/persistence';
@@ -75,7 +75,10 @@ export class RecordResultsService {
       ran.map((r) => ({ capabilityId: r.claimed.intent.capabilityId, state: r.result.effectBoundary, reasonCode: r.result.reasonCode ?? null })),
     );
     this.faults.failRecording(ran.map((r) => r.claimed.intent.decisionId));
-    if (finished.size < ran.length) this.log.warn(`${ran.length - finished.size} result(s) arrived after recovery had closed them`);
+    if (finished.size < ran.length) {
+      this.log.warn(`${ran.length - finished.size} result(s) arrived after recovery had closed them`);
+      await this.recordLateIn(tx, ran.filter((r) => !finished.has(r.claimed.intent.capabilityId)));
+    }
     const closed = ran.filter((r) => finished.has(r.claimed.intent.capabilityId));
     // No statement for what cannot be there: a confirmation the capability never reserved, or a
     // duplicate waiting for an effect that holds no key (ADR 0050).
@@ -86,6 +89,28 @@ export class RecordResultsService {
     const also = alsoInTransaction ? await alsoInTransaction(tx) : undefined;
     await appendJournal(tx, [...closed.map((r) => toolResultEntry(factsOf(r.claimed), r.result)), ...waiters], this.config.topics.journal);
     return also;
+  }
+
+  /**
+   * Results of bodies that settled after their effect was closed unknown (they timed out, or
+   * recovery called them lost): the final entry stands; the row keeps what the body did, and a
+   * non-final late_tool_result says it, so an operator is not told "it may not have happened"
+   * about a body that acted (ADR 0056). Bodies recovery fenced or reconciled record nothing.
+   */
+  async recordLate(ran: readonly RanIntent[]): Promise<void> {
+    if (ran.length === 0) return;
+    await this.whileTransient(Date.now() + this.config.recording.maxWaitMs, () => this.prisma.tx((tx) => this.recordLateIn(tx, ran)));
+  }
+
+  private async recordLateIn(tx: Tx, ran: readonly RanIntent[]): Promise<void> {
+    const late = await this.effects.recordLate(
+      tx,
+      ran.map((r) => ({ capabilityId: r.claimed.intent.capabilityId, state: r.result.effectBoundary, reasonCode: r.result.reasonCode ?? null })),
+    );
+    const recorded = ran.filter((r) => late.has(r.claimed.intent.capabilityId));
+    if (recorded.length === 0) return;
+    this.log.warn(`${recorded.length} late result(s) of effects closed unknown recorded (late_tool_result)`);
+    await appendJournal(tx, recorded.map((r) => lateToolResultEntry(factsOf(r.claimed), r.result)), this.config.topics.journal);
   }
 
   /** The spec's half of the retry conditions; risk and attempts are checked in SQL. */

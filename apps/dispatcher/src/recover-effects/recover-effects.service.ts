@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { appendJournal, toolResultEntry } from '@arvis/journal';
-import { ConfirmationStore, EffectStore } from '@arvis/lifecycle';
-import { PrismaService } from '@arvis/persistence';
+import { ConfirmationStore, EffectStore, type LostEffect } from '@arvis/lifecycle';
+import { PrismaService, type Tx } from '@arvis/persistence';
 import { PeriodicTask } from '@arvis/runtime';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import { DeduplicateEffectsService } from '../deduplicate-effects/deduplicate-effects.service';
@@ -21,8 +21,10 @@ const BATCH = 500;
 /**
  * At start-up and then periodically:
  * - a started effect past its deadline with no result (its dispatcher died, or hung past its
- *   tool's timeout) is looked up by its tool when the tool can tell; otherwise it becomes
- *   effect_state_unknown: the tool may have acted, so it never runs again;
+ *   tool's timeout) whose body wrote no start marker ends effect_not_started: recovery takes the
+ *   marker's slot first, so that body can no longer begin (ADR 0056); one whose body began is
+ *   looked up by its tool when the tool can tell; otherwise it becomes effect_state_unknown: the
+ *   tool may have acted, so it never runs again;
  * - a claim (consumed, body not started) past its deadline becomes effect_not_started: nothing
  *   ran, so the decision may be retried;
  * - an accepted intent whose capability is still minted long after it was committed is
@@ -74,7 +76,7 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
     return this.prisma.tx(async (tx) => {
       const lost = await this.effects.lockLost(tx, BATCH);
       if (lost.length === 0) return 0;
-      const verdicts = await this.reconciler.verdicts(lost);
+      const verdicts = await this.reconciler.verdicts(lost, await takeBodyStartSlots(tx, lost));
       await this.effects.closeLost(tx, verdicts.map((v) => v.effect));
       const facts = await storedFactsOf(tx, lost.map((l) => l.capabilityId));
       await this.confirmations.finalize(tx, verdicts.map((v) => v.effect.capabilityId), verdicts.map((v) => v.effect.state));
@@ -86,4 +88,22 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
       return lost.length;
     });
   }
+}
+
+/**
+ * Takes the body-start slot (unique per capability) of each started effect, in recovery's
+ * transaction: where it is free the body never wrote its marker, and once this commits it never
+ * will (its own insert conflicts and it does not run), so nothing ran. A body's insert racing
+ * this one waits for it. Returns the capabilities fenced; the others' bodies began. Off the hot
+ * path: only for effects recovery closes (ADR 0056).
+ */
+async function takeBodyStartSlots(tx: Tx, lost: readonly LostEffect[]): Promise<Set<string>> {
+  const started = lost.filter((l) => l.state === 'effect_started');
+  if (started.length === 0) return new Set();
+  const rows = await tx.$queryRaw<{ capability_id: string }[]>`
+    INSERT INTO tool_body_starts (capability_id, tool, recovery_fence)
+    SELECT c, t, true FROM unnest(${started.map((l) => l.capabilityId)}::text[], ${started.map((l) => l.tool)}::text[]) AS v(c, t)
+    ON CONFLICT (capability_id) DO NOTHING
+    RETURNING capability_id`;
+  return new Set(rows.map((r) => r.capability_id));
 }

@@ -5,6 +5,7 @@ import { PrismaService } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import { Tracing } from '@arvis/tracing';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
+import type { Classified } from '../classify-result/classify-result';
 import type { ClaimedIntent } from '../dispatch-intents/claimed-intent';
 import { RecordResultsService } from '../record-results/record-results.service';
 import { issueConsumptionProof } from '../run-tool/consumption-proof';
@@ -53,7 +54,8 @@ export class RunClaimedService {
         group.forEach((c) => waiting.delete(c.intent.capabilityId));
         const runnable = group.filter((c) => started.has(c.intent.capabilityId));
         if (runnable.length < group.length) this.log.warn(`${group.length - runnable.length} claim(s) were closed by recovery before they started; not run`);
-        const results = await Promise.all(runnable.map((c) => this.runOne(c)));
+        const runs = runnable.map((c) => this.runOne(c));
+        const results = await Promise.all(runs.map((r) => r.result));
         // The next group is started by the transaction that records this one: one commit per
         // group instead of two, and still committed before any of its bodies begins.
         const next = toStart(claimed.slice(i + size, i + 2 * size));
@@ -63,6 +65,8 @@ export class RunClaimedService {
             next.length > 0 ? (tx) => this.effects.start(tx, this.effectsToStart(next)) : undefined,
           ),
         );
+        // After the timeouts are recorded: a body that settles later is then recorded as late.
+        runs.forEach((r, j) => void r.late.then((result) => this.recordLate(runnable[j], result)));
         ran += runnable.length;
       }
       return ran;
@@ -71,17 +75,28 @@ export class RunClaimedService {
     }
   }
 
-  private runOne(c: ClaimedIntent) {
+  /** `late` settles only for a body that goes on after its timeout, with its own result. */
+  private runOne(c: ClaimedIntent): { result: Promise<Classified>; late: Promise<Classified> } {
+    let settled: (late: Classified) => void = () => {};
+    const late = new Promise<Classified>((resolve) => (settled = resolve));
     const run = () =>
-      this.tools.run(issueConsumptionProof(c.intent.capabilityId), {
-        decisionId: c.intent.decisionId,
-        capabilityId: c.intent.capabilityId,
-        tool: c.stored.tool,
-        payload: c.payload.value,
-        effectContext: c.effectContext,
-        idempotencyKey: c.stored.idempotencyKey,
-      });
-    return this.tracing.inSpans('run tool', [c.trace], run, { attributes: { 'arvis.tool': c.stored.tool } });
+      this.tools.run(
+        issueConsumptionProof(c.intent.capabilityId),
+        {
+          decisionId: c.intent.decisionId,
+          capabilityId: c.intent.capabilityId,
+          tool: c.stored.tool,
+          payload: c.payload.value,
+          effectContext: c.effectContext,
+          idempotencyKey: c.stored.idempotencyKey,
+        },
+        settled,
+      );
+    return { result: this.tracing.inSpans('run tool', [c.trace], run, { attributes: { 'arvis.tool': c.stored.tool } }), late };
+  }
+
+  private recordLate(claimed: ClaimedIntent, result: Classified): void {
+    this.recorder.recordLate([{ claimed, result }]).catch((e: Error) => this.log.error(`a late result of ${claimed.intent.decisionId} was not recorded: ${e.message}`));
   }
 
   /** effect_pending -> effect_started, one statement for the group; no statement when the claim already started them. */

@@ -73,6 +73,17 @@ describe('RunToolService classification', () => {
     expect(seen[0].signal.aborted).toBe(true);
   });
 
+  // ADR 0056: a timed-out body that goes on and settles has its own result recorded as late.
+  it('hands a timed-out body\'s own result, when it settles, to the late callback; a body on time calls it never', async () => {
+    const { service } = runner((inv) => new Promise((resolve) => inv.signal.addEventListener('abort', () => setTimeout(() => resolve({ echoed: 'late' }), 5))));
+    const late = new Promise((resolve) => void service.run(issueConsumptionProof('cap-1'), prepared({ text: 'slow' }), resolve));
+    await expect(late).resolves.toMatchObject({ effectBoundary: 'effect_completed', success: true, output: { echoed: 'late' } });
+    const onTime = runner(async () => ({ echoed: 'x' }));
+    const calls: unknown[] = [];
+    await onTime.service.run(issueConsumptionProof('cap-1'), prepared({ text: 'x' }), (r) => calls.push(r));
+    expect(calls).toEqual([]);
+  });
+
   it('classifies a throwing tool as effect_failed (tool_execution_failed)', async () => {
     const { service } = runner(async () => {
       throw new Error('boom');

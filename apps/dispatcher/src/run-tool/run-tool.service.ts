@@ -31,8 +31,12 @@ export class RunToolService {
     this.bodies = new Map(bodies.map((b) => [b.name, b]));
   }
 
-  /** Throws ForbiddenRouteError unless `proof` was issued for this consumed capability, once. */
-  async run(proof: ConsumptionProof, p: PreparedRun): Promise<Classified> {
+  /**
+   * Throws ForbiddenRouteError unless `proof` was issued for this consumed capability, once.
+   * `onLateSettle`: called with the body's own result when it settles after its timeout was
+   * classified (the body did not stop at its abort), so it can be recorded as late (ADR 0056).
+   */
+  async run(proof: ConsumptionProof, p: PreparedRun, onLateSettle?: (late: Classified) => void): Promise<Classified> {
     redeemConsumptionProof(proof, p.capabilityId);
     const spec = this.catalog.get(p.tool);
     const body = this.bodies.get(p.tool);
@@ -45,6 +49,7 @@ export class RunToolService {
     const input = spec.input.safeParse(p.payload);
     if (!input.success) return classifyResult({ kind: 'input_invalid', detail: input.error.message }, validateOutput);
 
+    this.faults.beforeBodyStartMarker(p.decisionId);
     const controller = new AbortController();
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
@@ -77,7 +82,9 @@ export class RunToolService {
         }),
       );
     try {
-      return classifyResult(await Promise.race([execution, timeout]), validateOutput);
+      const first = await Promise.race([execution, timeout]);
+      if (first.kind === 'timed_out' && onLateSettle) void execution.then((o) => onLateSettle(classifyResult(o, validateOutput)));
+      return classifyResult(first, validateOutput);
     } finally {
       clearTimeout(timer);
     }

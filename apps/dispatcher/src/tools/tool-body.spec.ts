@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { assembleTools, defineTool } from '@arvis/tool-catalog';
 import type { AuthorizedEffectContext } from '@arvis/effect-context';
-import { toolBodies, type ToolInvocation } from './tool-body';
+import { BodyStartFencedError, toolBodies, type ToolInvocation } from './tool-body';
 import type { ToolDatabase } from './tool-database';
 
 /** Records each statement and answers with one row, like the tools' own pool would. */
@@ -93,5 +93,24 @@ describe('a package tool bound to the tools pool', () => {
     const outcomes = await Promise.allSettled(['cap-1', 'cap-2'].map((capabilityId) => body.execute({ ...invocation, capabilityId })));
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
     expect(statements).toEqual([MARKER_SQL]);
+  });
+
+  // Recovery took cap-2's slot (ADR 0056): the group's statement conflicts and writes nothing; the
+  // markers are then written one by one, and only the fenced body does not run.
+  it('runs no body whose start slot recovery took, and the others of its statement as usual', async () => {
+    const statements: string[] = [];
+    const db = {
+      query: async (sql: string, params: unknown[]) => {
+        statements.push(sql);
+        if (sql === MARKER_SQL && (params[0] as string[]).includes('cap-2')) throw Object.assign(new Error('duplicate key'), { code: '23505' });
+        if (sql.includes('ON CONFLICT DO NOTHING')) return { rows: [], rowCount: params[0] === 'cap-2' ? 0 : 1 };
+        return { rows: [{ id: '7' }], rowCount: 1 };
+      },
+    } as unknown as ToolDatabase;
+    const [body] = toolBodies(assembleTools([{ name: 'p', version: '1', tools: [tool] }]), () => db);
+    const outcomes = await Promise.allSettled(['cap-1', 'cap-2'].map((capabilityId) => body.execute({ ...invocation, capabilityId })));
+    expect(outcomes[0]).toEqual({ status: 'fulfilled', value: { id: '7' } });
+    expect(outcomes[1]).toMatchObject({ status: 'rejected', reason: expect.any(BodyStartFencedError) });
+    expect(statements.filter((s) => s.startsWith('INSERT INTO t ('))).toHaveLength(1);
   });
 });

@@ -76,6 +76,8 @@ export const PROJECT_GRANTS: Record<Component, Record<string, Privilege[]>> = {
     retries: RIU,
     runs: RIU,
     store_rebinds: R,
+    // Recovery takes the body-start slot of a lost effect and reads whether it got it (ADR 0056).
+    tool_body_starts: RI,
   },
   // The relay on its own (apps/relay): publishes outbox rows and signs checkpoints.
   relay: { journal: R, journal_head: R, journal_checkpoints: RI, outbox: RIUD, store_identity: R, store_rebinds: R },

@@ -7,6 +7,7 @@ import { parseCommandLine, UsageError, USAGE, type Command } from './cli-args';
 import { createPrinter, type Printer } from './output';
 import { describeCatalog, renderCatalog } from './list-catalog/list-catalog.service';
 import { renderAdminAnswer, sendAdminRequest } from './administer/administer.service';
+import { generateKeys, renderKeys } from './generate-keys/generate-keys';
 import { ListQuarantinedService, renderQuarantined } from './list-quarantined/list-quarantined.service';
 import { renderReportHtml } from './report-outcomes/render-html';
 import { renderReportText } from './report-outcomes/render-text';
@@ -62,7 +63,7 @@ async function reportOutcomes(db: Pool, command: Extract<Command, { name: 'repor
   return EXIT.ok;
 }
 
-async function execute(command: Exclude<Command, { name: 'help' }>, config: CliConfig, out: Printer): Promise<number> {
+async function execute(command: Exclude<Command, { name: 'help' | 'keys' }>, config: CliConfig, out: Printer): Promise<number> {
   const print: Print = (doc, lines) => (out.json ? out.jsonLine(doc) : lines().forEach((l) => out.line(l)));
   switch (command.name) {
     case 'tail': {
@@ -144,7 +145,7 @@ async function verify(source: Extract<Command, { name: 'verify' }>['source'], co
 }
 
 /** What the command reads: catalog, tail and --from-topic need no database; the topic checks need the public keys. */
-function needsOf(command: Exclude<Command, { name: 'help' }>): CliNeeds {
+function needsOf(command: Exclude<Command, { name: 'help' | 'keys' }>): CliNeeds {
   const source = command.name === 'verify' ? command.source : undefined;
   return {
     database: command.name !== 'tail' && command.name !== 'catalog' && command.name !== 'admin' && source !== 'topic',
@@ -160,6 +161,13 @@ async function main(argv: string[]): Promise<number> {
     const out = createPrinter(json);
     if (command.name === 'help') {
       out.line(USAGE);
+      return EXIT.ok;
+    }
+    if (command.name === 'keys') {
+      // Reads no configuration: keys are made before there is a deployment to configure.
+      const keys = generateKeys(command.kind, command.keyId);
+      if (out.json) out.jsonLine(keys);
+      else renderKeys(keys).forEach((l) => out.line(l));
       return EXIT.ok;
     }
     return await execute(command, loadCliConfig(undefined, needsOf(command)), out);

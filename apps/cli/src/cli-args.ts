@@ -4,7 +4,7 @@ import { parseTimePoint, type TimePoint } from './report-outcomes/report-window'
 import { ADMIN_USAGE, adminRequestOf, AdminUsage, type AdminRequest } from './administer/admin-request';
 import { KEY_KINDS, type KeyKind } from './generate-keys/generate-keys';
 
-export const USAGE = `Usage: npm run cli -- <command> [options] [--json]
+export const USAGE = `Usage: arvis <command> [options] [--json]      (in a checkout: npm run cli -- <command> …)
 
 Commands:
   tail [--tenant T] [--tool X] [--boundary B] [--run R] [--from-beginning] [--limit N]

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { writeFileSync } from 'node:fs';
 import { Pool } from 'pg';
 import { ConfigError } from '@arvis/config';

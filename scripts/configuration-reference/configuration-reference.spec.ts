@@ -28,6 +28,13 @@ describe('docs/configuration.md and the .env.example files', () => {
     expect(row('DLQ_MAX_RAW_BYTES')).toContain('`131072`');
   });
 
+  it('hold wire-contract.md to the DLQ raw limit the schema defaults to', () => {
+    const bytes = Number(collectVariables().find((v) => v.name === 'DLQ_MAX_RAW_BYTES')!.readBy[0].facts.default);
+    const text = readFileSync(join(ROOT, 'docs', 'wire-contract.md'), 'utf8').replace(/\s+/g, ' ');
+    const said = [...text.matchAll(/`DLQ_MAX_RAW_BYTES` \((\d+) KiB by default\)/g)].map((m) => Number(m[1]) * 1024);
+    expect({ said: said.length > 0, all: said.every((b) => b === bytes) }).toEqual({ said: true, all: true });
+  });
+
   it('link only ADRs that exist', () => {
     const adrs = adrFilesIn(join(ROOT, 'docs', 'adr'));
     const missing = Object.entries(ENV_DOCS).flatMap(([name, d]) => (d.adr ?? []).filter((n) => !adrs.has(n)).map((n) => `${name}: ${n}`));

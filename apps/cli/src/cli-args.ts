@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { EffectBoundary } from '@arvis/contracts';
 import { parseTimePoint, type TimePoint } from './report-outcomes/report-window';
 import { ADMIN_USAGE, adminRequestOf, AdminUsage, type AdminRequest } from './administer/admin-request';
+import { EXIT_CODES_TEXT } from './exit-codes';
 import { KEY_KINDS, type KeyKind } from './generate-keys/generate-keys';
 
 export const USAGE = `Usage: arvis <command> [options] [--json]      (in a checkout: npm run cli -- <command> …)
@@ -39,8 +40,7 @@ Options:
   --json            one JSON document on stdout (tail: one JSON line per entry)
   --help            this text
 
-Exit codes: 0 ok, 1 usage or configuration error, 2 tampering or mismatch found, 3 unknown run,
-4 the admin API refused the act.
+${EXIT_CODES_TEXT}
 Configuration: DATABASE_URL, KAFKA_BROKERS, ARVIS_TOPIC_PREFIX, ARVIS_TOOL_PACKAGES (as for the
 services); JOURNAL_CHECKPOINT_VERIFICATION_KEYS (JSON {keyId: Ed25519 public key}) for --from-topic
 and --against-topic. --from-topic and catalog read no DATABASE_URL.`;

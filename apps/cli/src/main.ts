@@ -5,6 +5,7 @@ import { ConfigError } from '@arvis/config';
 import { assembleTools, loadToolPackages } from '@arvis/tool-catalog';
 import { loadCliConfig, type CliConfig, type CliNeeds } from './cli.config';
 import { parseCommandLine, UsageError, USAGE, type Command } from './cli-args';
+import { EXIT } from './exit-codes';
 import { createPrinter, type Printer } from './output';
 import { describeCatalog, renderCatalog } from './list-catalog/list-catalog.service';
 import { renderAdminAnswer, sendAdminRequest } from './administer/administer.service';
@@ -19,8 +20,6 @@ import { TailJournalService } from './tail-journal/tail-journal.service';
 import { renderVerify, VerifyJournalService } from './verify-journal/verify-journal.service';
 import { renderAgainstTopic, renderTopicVerify, VerifyJournalTopicService } from './verify-journal-topic/verify-journal-topic.service';
 
-/** Exit codes: scripts tell "tampered" from "could not run" from "no such run". */
-export const EXIT = { ok: 0, usage: 1, broken: 2, unknownRun: 3, refused: 4 } as const;
 
 /**
  * Plain `pg` with SQL, not Prisma: every query here is a read (the CLI never changes the

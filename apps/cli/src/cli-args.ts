@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { EffectBoundary } from '@arvis/contracts';
 import { parseTimePoint, type TimePoint } from './report-outcomes/report-window';
 import { ADMIN_USAGE, adminRequestOf, AdminUsage, type AdminRequest } from './administer/admin-request';
+import { DOCTOR_ROLES, type DoctorRole } from './doctor/doctor-roles';
 import { EXIT_CODES_TEXT } from './exit-codes';
 import { KEY_KINDS, type KeyKind } from './generate-keys/generate-keys';
 
@@ -31,6 +32,15 @@ Keys (no configuration read, nothing connected):
   keys generate intent|checkpoint [--key-id ID]
                     a new Ed25519 key pair, printed as the variables the services read (export
                     lines to eval; --json: one document); rotating keys: docs/keys.md
+
+Checking a deployment (reads the services' configurations, starts nothing):
+  doctor [--authorizer-env FILE] [--dispatcher-env FILE] [--relay-env FILE] [--cli-env FILE]
+         [--kafka-admin-env FILE] [--migrations DIR]
+                    one line per check: each configuration loads, database reachable (and its
+                    clock), migrations current, every topic present (partitions, replicas), the
+                    authorizer's intent key among the dispatcher's, checkpoint keys pair, every
+                    trusted issuer's keys load (JWKS URLs answer); broker checks as the
+                    --kafka-admin-env principal when given; exit 2 naming what failed
 
 Operator acts, through the authorizer's admin API (ADMIN_URL, ADMIN_TOKEN: a token with the
 admin role; each act is journaled naming its issuer and subject; docs/operations.md):
@@ -66,7 +76,8 @@ export type Command =
   | { name: 'outbox'; quarantined: true }
   | { name: 'report'; since?: TimePoint; until?: TimePoint; htmlFile?: string }
   | { name: 'admin'; request: AdminRequest }
-  | { name: 'keys'; kind: KeyKind; keyId?: string };
+  | { name: 'keys'; kind: KeyKind; keyId?: string }
+  | { name: 'doctor'; envFiles: Partial<Record<DoctorRole, string>>; migrationsDir?: string };
 
 /** What verify checks: the database alone, the topic alone, or the one against the other. */
 export type VerifySource = 'database' | 'topic' | 'database-against-topic';
@@ -96,6 +107,12 @@ const OPTIONS = {
   'session-hash': { type: 'string' },
   outcome: { type: 'string' },
   'key-id': { type: 'string' },
+  'authorizer-env': { type: 'string' },
+  'dispatcher-env': { type: 'string' },
+  'relay-env': { type: 'string' },
+  'cli-env': { type: 'string' },
+  'kafka-admin-env': { type: 'string' },
+  migrations: { type: 'string' },
 } as const;
 
 const TAIL_ONLY = ['tenant', 'tool', 'boundary', 'run', 'from-beginning', 'limit'] as const;
@@ -151,6 +168,9 @@ export function parseCommandLine(argv: string[]): CommandLine {
       return { command: adminCommand(rest, values), json };
     case 'keys':
       return { command: keysCommand(rest, values['key-id']), json };
+    case 'doctor':
+      noMore();
+      return { command: doctorCommand(values), json };
     default:
       throw new UsageError(`unknown command: ${name}`);
   }
@@ -166,12 +186,21 @@ function refuseMisplacedOptions(name: string, values: Record<string, unknown>): 
   if (notForReport.length > 0) throw new UsageError(`--${notForReport[0]} applies to report only`);
   const notForAdmin = name === 'admin' ? [] : ADMIN_ONLY.filter((o) => values[o] !== undefined);
   if (notForAdmin.length > 0) throw new UsageError(`--${notForAdmin[0]} applies to admin only`);
+  const doctorOnly = [...DOCTOR_ROLES.map((r) => `${r}-env`), 'migrations'].filter((o) => values[o] !== undefined);
+  if (name !== 'doctor' && doctorOnly.length > 0) throw new UsageError(`--${doctorOnly[0]} applies to doctor only`);
   for (const [flag, command] of [['key-id', 'keys'], ['quarantined', 'outbox']] as const) {
     if (name !== command && values[flag] !== undefined) throw new UsageError(`--${flag} applies to ${command} only`);
   }
   if (name !== 'verify' && (values['from-topic'] !== undefined || values['against-topic'] !== undefined)) {
     throw new UsageError('--from-topic and --against-topic apply to verify only');
   }
+}
+
+function doctorCommand(values: Record<string, unknown>): Extract<Command, { name: 'doctor' }> {
+  const envFiles: Partial<Record<DoctorRole, string>> = {};
+  for (const role of DOCTOR_ROLES) if (typeof values[`${role}-env`] === 'string') envFiles[role] = values[`${role}-env`] as string;
+  if (Object.keys(envFiles).length === 0) throw new UsageError('doctor needs at least one --<role>-env FILE (authorizer, dispatcher, relay, cli, kafka-admin)');
+  return { name: 'doctor', envFiles, ...(typeof values.migrations === 'string' ? { migrationsDir: values.migrations } : {}) };
 }
 
 function keysCommand(rest: string[], keyId: string | undefined): Extract<Command, { name: 'keys' }> {

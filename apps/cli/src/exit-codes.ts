@@ -4,7 +4,7 @@ export const EXIT = { ok: 0, usage: 1, broken: 2, unknownRun: 3, refused: 4 } as
 const MEANING: Record<keyof typeof EXIT, string> = {
   ok: 'ok',
   usage: 'usage or configuration error',
-  broken: 'tampering or mismatch found',
+  broken: 'tampering or mismatch found, or a doctor check failed',
   unknownRun: 'unknown run',
   refused: 'the admin API refused the act',
 };

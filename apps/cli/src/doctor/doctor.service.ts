@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { ConfigResourceTypes, type Admin } from 'kafkajs';
 import { Client } from 'pg';
 import { ConfigError, kafkaSecurity, kafkaSecurityEnvShape, loadConfig, type KafkaSecurity } from '@arvis/config';
 import type { Topics } from '@arvis/contracts';
@@ -124,17 +125,29 @@ async function topicChecks(access: { brokers: string[]; security: KafkaSecurity 
     const names: string[] = Object.values(topics);
     const found = names.filter((t) => present.has(t));
     const meta = found.length ? (await admin.fetchTopicMetadata({ topics: found })).topics : [];
+    const minIsr = await minInsyncReplicas(admin, found);
     return names.map((t) => {
       const m = meta.find((x) => x.name === t);
       if (!m) return fail(`topic ${t}`, 'missing (npm run topics)');
       const replicas = Math.min(...m.partitions.map((p) => p.replicas.length));
-      return ok(`topic ${t}`, `${m.partitions.length} partitions, ${replicas} replica(s)`);
+      const detail = `${m.partitions.length} partitions, ${replicas} replica(s), min ISR ${minIsr.get(t) ?? '?'}`;
+      // With acks=all (every producer here) a partition with fewer replicas than min ISR refuses every send.
+      return (minIsr.get(t) ?? 0) > replicas ? fail(`topic ${t}`, `${detail}: every send would be refused`) : ok(`topic ${t}`, detail);
     });
   } catch (e) {
     return [fail('topics', `broker ${access.brokers.join(',')} not reachable: ${(e as Error).message}`)];
   } finally {
     await admin.disconnect().catch(() => undefined);
   }
+}
+
+async function minInsyncReplicas(admin: Admin, topics: string[]): Promise<Map<string, number>> {
+  if (topics.length === 0) return new Map();
+  const { resources } = await admin.describeConfigs({
+    resources: topics.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['min.insync.replicas'] })),
+    includeSynonyms: false,
+  });
+  return new Map(resources.map((r) => [r.resourceName, Number(r.configEntries.find((c) => c.configName === 'min.insync.replicas')?.configValue ?? 1)]));
 }
 
 async function infrastructureChecks(loaded: Loaded, migrationsDir: string): Promise<Check[]> {

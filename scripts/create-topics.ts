@@ -1,32 +1,11 @@
 // Creates the project's topics (from config) on the broker if they are missing. On a secured
 // broker it runs as a principal that may create topics (the admin; docs/kafka-security.md).
-import { z } from 'zod';
-import {
-  commonEnvShape,
-  ConfigError,
-  envInt,
-  kafkaSecurity,
-  kafkaSecurityEnvShape,
-  kafkaTopicEnvShape,
-  kafkaTopicSettings,
-  loadConfig,
-  topicsFor,
-} from '@arvis/config';
+import { ConfigError, kafkaSecurity, kafkaTopicSettings, loadConfig, topicsFor } from '@arvis/config';
 import { createKafka, ensureTopics } from '@arvis/kafka';
+import { TopicsEnv } from './script-env';
 
 async function main(): Promise<void> {
-  const env = loadConfig(
-    z.object({
-      KAFKA_BROKERS: commonEnvShape.KAFKA_BROKERS,
-      ARVIS_TOPIC_PREFIX: commonEnvShape.ARVIS_TOPIC_PREFIX,
-      TOPIC_PARTITIONS: envInt(6, 1, 1000),
-      /** -1 keeps the journal copy without a time limit. */
-      JOURNAL_RETENTION_MS: z.preprocess((v) => (v === undefined || v === '' ? -1 : v), z.coerce.number().int().min(-1)),
-      ARVIS_PROFILE: commonEnvShape.ARVIS_PROFILE,
-      ...kafkaSecurityEnvShape,
-      ...kafkaTopicEnvShape,
-    }),
-  );
+  const env = loadConfig(TopicsEnv);
   const { security, issues } = kafkaSecurity(env, env.ARVIS_PROFILE);
   const { topics: replication, issues: topicIssues } = kafkaTopicSettings(env);
   if (issues.length + topicIssues.length > 0) throw new ConfigError([...issues, ...topicIssues]);

@@ -2,10 +2,10 @@
 // then prints the journal entries and dead letters it gets back from Kafka (a forged-token
 // decision ends as a dead letter, not in the journal).
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
-import { commonEnvShape, ConfigError, envInt, kafkaSecurity, kafkaSecurityEnvShape, loadConfig, topicsFor } from '@arvis/config';
+import { ConfigError, kafkaSecurity, loadConfig, topicsFor } from '@arvis/config';
 import { retryDecisionId, type DlqRecord, type JournalEntry } from '@arvis/contracts';
 import { DecisionClient, JournalWatcher, mintIdentityToken, type DecisionInput } from '@arvis/decision-client';
+import { DemoProducerEnv } from './script-env';
 
 /** A short name for the table: the demo's own suffix, or which attempt a system retry is. */
 function label(e: JournalEntry): string {
@@ -13,21 +13,7 @@ function label(e: JournalEntry): string {
 }
 
 async function main(): Promise<void> {
-  const env = loadConfig(
-    z.object({
-      KAFKA_BROKERS: commonEnvShape.KAFKA_BROKERS,
-      ARVIS_TOPIC_PREFIX: commonEnvShape.ARVIS_TOPIC_PREFIX,
-      DEMO_ISSUER: z.string().min(1),
-      DEMO_ISSUER_KEY: z.string().min(1),
-      DEMO_DECISIONS: envInt(5, 1, 10000),
-      DEMO_TIMEOUT_MS: envInt(60000, 1000),
-      /** How long to wait, after the last final entry, for a signed checkpoint covering it (0: not at all). */
-      DEMO_CHECKPOINT_WAIT_MS: envInt(0, 0),
-      ARVIS_PROFILE: commonEnvShape.ARVIS_PROFILE,
-      // One principal for both: it writes decisions and reads the journal and the DLQs.
-      ...kafkaSecurityEnvShape,
-    }),
-  );
+  const env = loadConfig(DemoProducerEnv);
   const { security, issues } = kafkaSecurity(env, env.ARVIS_PROFILE);
   if (issues.length > 0) throw new ConfigError(issues);
   const brokers = { brokers: env.KAFKA_BROKERS.split(','), security };

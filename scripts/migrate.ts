@@ -4,35 +4,31 @@
 // ARVIS_DB_ROLE_PREFIX) and grants each its rights on this database (ADR 0034). Offline; see
 // libs/persistence/src/migrations/apply-migrations.ts for why this is not `prisma migrate deploy`.
 import { join } from 'node:path';
-import { z } from 'zod';
-import { commonEnvShape, ConfigError, loadConfig } from '@arvis/config';
-import { applyDatabaseRoles, applyMigrations, applyToolMigrations, DEFAULT_ROLE_PREFIX, dropDatabase, ROLE_PREFIX_PATTERN } from '@arvis/persistence';
-import { loadToolPackages, toolPackagesEnv } from '@arvis/tool-catalog';
+import { ConfigError, databaseUrlFor, loadConfig } from '@arvis/config';
+import { applyDatabaseRoles, applyMigrations, applyToolMigrations, dropDatabase } from '@arvis/persistence';
+import { loadToolPackages } from '@arvis/tool-catalog';
+import { MigrateEnv } from './script-env';
 
 async function main(): Promise<void> {
-  const env = loadConfig(
-    z.object({
-      DATABASE_URL: commonEnvShape.DATABASE_URL,
-      ARVIS_TOOL_PACKAGES: toolPackagesEnv,
-      /** Roles are cluster-wide: one prefix per deployment sharing a PostgreSQL cluster. */
-      ARVIS_DB_ROLE_PREFIX: z.preprocess((v) => (v === undefined || v === '' ? DEFAULT_ROLE_PREFIX : v), z.string().regex(ROLE_PREFIX_PATTERN, 'lower-case letters, digits and _, starting with a letter, at most 24')),
-    }),
-  );
+  const env = loadConfig(MigrateEnv);
+  const database = databaseUrlFor(env);
+  if (database.issues.length > 0) throw new ConfigError(database.issues);
+  const databaseUrl = database.url;
   // Before touching the database: a package that cannot be loaded stops the step here.
   const packages = loadToolPackages(env.ARVIS_TOOL_PACKAGES);
   if (process.argv.includes('--fresh')) {
-    await dropDatabase(env.DATABASE_URL);
+    await dropDatabase(databaseUrl);
     console.log('[migrate] dropped the database to start from empty');
   }
   const dir = join(__dirname, '..', '..', 'prisma', 'migrations');
-  const report = await applyMigrations(env.DATABASE_URL, dir, (l) => console.log(`[migrate] ${l}`));
+  const report = await applyMigrations(databaseUrl, dir, (l) => console.log(`[migrate] ${l}`));
   console.log(
     `[migrate] ${report.database}: ${report.applied.length} applied, ${report.alreadyApplied.length} already applied`,
   );
-  const tools = await applyToolMigrations(env.DATABASE_URL, packages, (l) => console.log(`[migrate] ${l}`));
+  const tools = await applyToolMigrations(databaseUrl, packages, (l) => console.log(`[migrate] ${l}`));
   const names = packages.map((p) => `${p.name}@${p.version}`).join(', ') || 'none (ARVIS_TOOL_PACKAGES is empty)';
   console.log(`[migrate] tool packages ${names}: ${tools.applied.length} applied, ${tools.alreadyApplied.length} already applied`);
-  const roles = await applyDatabaseRoles(env.DATABASE_URL, { prefix: env.ARVIS_DB_ROLE_PREFIX, packages: packages.map((p) => p.name) }, (l) => console.log(`[migrate] ${l}`));
+  const roles = await applyDatabaseRoles(databaseUrl, { prefix: env.ARVIS_DB_ROLE_PREFIX, packages: packages.map((p) => p.name) }, (l) => console.log(`[migrate] ${l}`));
   console.log(`[migrate] database roles granted on ${report.database}: ${roles.roles.join(', ')}`);
 }
 

@@ -1,10 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './support/services';
 
 // A service with a bad configuration stops before touching Kafka or PostgreSQL: exit 78
 // (EX_CONFIG) and every problem named on stderr, not a fault later in a batch.
+// Required in the production profile; the tool package problems are found before any connection.
+const LOCAL_DB = 'postgresql://postgres@127.0.0.1:5432/arvis';
 const main = (app: string) => join(ROOT, 'dist', 'apps', app, 'src', 'main.js');
 const start = (app: string, env: Record<string, string>) =>
   spawnSync(process.execPath, [main(app)], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 30_000 });
@@ -22,6 +26,29 @@ describe('a service started with a bad configuration', () => {
     expect(r.stderr).toContain('TRUSTED_ISSUERS.0.jwksFile: cannot read /nonexistent/jwks.json');
     expect(r.stderr).toContain('TRUSTED_ISSUERS.1.tenants: required: the tenants this issuer may speak for');
     expect(r.stderr).toContain('INTENT_SIGNING_KEY');
+  });
+
+  it('the authorizer exits 78 naming a secret set twice and a secret file it cannot read, and in production a DATABASE_URL left unset', () => {
+    const keys = generateKeyPairSync('ed25519');
+    const r = start('authorizer', {
+      INTENT_SIGNING_KEY: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      INTENT_SIGNING_KEY_FILE: '/nonexistent/intent-key.pem',
+      TRUSTED_ISSUERS_FILE: '/nonexistent/trusted-issuers.json',
+      TRUST_PROXY: 'false',
+    });
+    expect(r.status).toBe(78);
+    expect(r.stderr).toContain('INTENT_SIGNING_KEY and INTENT_SIGNING_KEY_FILE: both are set; set one');
+    expect(r.stderr).toContain('TRUSTED_ISSUERS_FILE: cannot read /nonexistent/trusted-issuers.json (ENOENT)');
+    // Every secret from a file this time, all readable: only the missing DATABASE_URL is left.
+    const dir = mkdtempSync(join(tmpdir(), 'arvis-secrets-'));
+    const secret = (name: string, text: string) => (writeFileSync(join(dir, name), text), join(dir, name));
+    const issuers = [{ issuer: 'https://idp.example', alg: 'EdDSA', publicKey: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(), tenants: ['*'] }];
+    const unset = start('authorizer', {
+      INTENT_SIGNING_KEY_FILE: secret('intent-key.pem', keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()),
+      TRUSTED_ISSUERS_FILE: secret('trusted-issuers.json', JSON.stringify(issuers)),
+      TRUST_PROXY: 'false',
+    });
+    expect([unset.status, unset.stderr.match(/^  - .*$/gm)]).toEqual([78, ['  - DATABASE_URL: required in the production profile (no local default)']]);
   });
 
   it('the relay exits 78 naming a Kafka password file it cannot read and a CA file without TLS', () => {
@@ -51,11 +78,12 @@ describe('a service started with a bad configuration', () => {
 
   it('the dispatcher exits 78 naming a tool package it cannot load, and the authorizer one with no tool package at all', () => {
     const publicKey = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
-    const r = start('dispatcher', { INTENT_VERIFICATION_KEYS: JSON.stringify({ 'authorizer-1': publicKey }), ARVIS_TOOL_PACKAGES: './no/such/package' });
+    const r = start('dispatcher', { DATABASE_URL: LOCAL_DB, INTENT_VERIFICATION_KEYS: JSON.stringify({ 'authorizer-1': publicKey }), ARVIS_TOOL_PACKAGES: './no/such/package' });
     expect(r.status).toBe(78);
     expect(r.stderr).toContain("ARVIS_TOOL_PACKAGES: ./no/such/package cannot be loaded: Cannot find module './no/such/package'");
     const keys = generateKeyPairSync('ed25519');
     const a = start('authorizer', {
+      DATABASE_URL: LOCAL_DB,
       TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', publicKey: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(), tenants: ['*'] }]),
       INTENT_SIGNING_KEY_ID: 'k1',
       INTENT_SIGNING_KEY: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),

@@ -11,7 +11,7 @@ import {
 } from '@arvis/contracts';
 import { generateEd25519KeyPair } from '@arvis/crypto';
 import { mintIdentityToken } from '@arvis/decision-client';
-import { MESSAGE_SCHEMAS, REGENERATE_COMMAND, renderSchemaFiles, SCHEMAS_DIR } from './message-schemas';
+import { MESSAGE_SCHEMAS, README_FILE, REGENERATE_COMMAND, renderSchemaFiles, renderSchemasReadme, SCHEMAS_DIR } from './message-schemas';
 
 const dir = join(__dirname, '..', '..', SCHEMAS_DIR);
 const checkedIn = (name: string) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as Record<string, unknown>;
@@ -26,6 +26,12 @@ describe('schemas/ (JSON Schema 2020-12 of every message)', () => {
     const drift = [...stale, ...extra];
     if (drift.length) throw new Error(`schemas/ is out of date (${drift.join(', ')}); regenerate with: ${REGENERATE_COMMAND}`);
     expect(onDisk).toEqual([...expected.keys()].sort());
+  });
+
+  it('are each listed in schemas/README.md, generated from the same list', () => {
+    const readme = readFileSync(join(dir, README_FILE), 'utf8');
+    if (readme !== renderSchemasReadme()) throw new Error(`schemas/README.md is out of date; regenerate with: ${REGENERATE_COMMAND}`);
+    expect(MESSAGE_SCHEMAS.filter((m) => !readme.includes(`| \`${m.file}\` |`)).map((m) => m.file)).toEqual([]);
   });
 
   describe('are usable by a JSON Schema validator (ajv, draft 2020-12, strict)', () => {

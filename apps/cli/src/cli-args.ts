@@ -2,8 +2,11 @@ import { parseArgs } from 'node:util';
 import { EffectBoundary } from '@arvis/contracts';
 import { parseTimePoint, type TimePoint } from './report-outcomes/report-window';
 import { ADMIN_USAGE, adminRequestOf, AdminUsage, type AdminRequest } from './administer/admin-request';
+import { DOCTOR_ROLES, type DoctorRole } from './doctor/doctor-roles';
+import { EXIT_CODES_TEXT } from './exit-codes';
+import { KEY_KINDS, type KeyKind } from './generate-keys/generate-keys';
 
-export const USAGE = `Usage: npm run cli -- <command> [options] [--json]
+export const USAGE = `Usage: arvis <command> [options] [--json]      (in a checkout: npm run cli -- <command> …)
 
 Commands:
   tail [--tenant T] [--tool X] [--boundary B] [--run R] [--from-beginning] [--limit N]
@@ -25,6 +28,20 @@ Commands:
                     T is ISO 8601 (zone required with a time) or a span back from now (90s, 15m, 1h, 7d);
                     default the last 24 h; --html also writes one self-contained page with charts
 
+Keys (no configuration read, nothing connected):
+  keys generate intent|checkpoint [--key-id ID]
+                    a new Ed25519 key pair, printed as the variables the services read (export
+                    lines to eval; --json: one document); rotating keys: docs/keys.md
+
+Checking a deployment (reads the services' configurations, starts nothing):
+  doctor [--authorizer-env FILE] [--dispatcher-env FILE] [--relay-env FILE] [--cli-env FILE]
+         [--kafka-admin-env FILE] [--migrations DIR]
+                    one line per check: each configuration loads, database reachable (and its
+                    clock), migrations current, every topic present (partitions, replicas, min ISR), the
+                    authorizer's intent key among the dispatcher's, checkpoint keys pair, every
+                    trusted issuer's keys load (JWKS URLs answer); broker checks as the
+                    --kafka-admin-env principal when given; exit 2 naming what failed
+
 Operator acts, through the authorizer's admin API (ADMIN_URL, ADMIN_TOKEN: a token with the
 admin role; each act is journaled naming its issuer and subject; docs/operations.md):
 ${ADMIN_USAGE}
@@ -33,8 +50,7 @@ Options:
   --json            one JSON document on stdout (tail: one JSON line per entry)
   --help            this text
 
-Exit codes: 0 ok, 1 usage or configuration error, 2 tampering or mismatch found, 3 unknown run,
-4 the admin API refused the act.
+${EXIT_CODES_TEXT}
 Configuration: DATABASE_URL, KAFKA_BROKERS, ARVIS_TOPIC_PREFIX, ARVIS_TOOL_PACKAGES (as for the
 services); JOURNAL_CHECKPOINT_VERIFICATION_KEYS (JSON {keyId: Ed25519 public key}) for --from-topic
 and --against-topic. --from-topic and catalog read no DATABASE_URL.`;
@@ -59,7 +75,9 @@ export type Command =
   | { name: 'catalog' }
   | { name: 'outbox'; quarantined: true }
   | { name: 'report'; since?: TimePoint; until?: TimePoint; htmlFile?: string }
-  | { name: 'admin'; request: AdminRequest };
+  | { name: 'admin'; request: AdminRequest }
+  | { name: 'keys'; kind: KeyKind; keyId?: string }
+  | { name: 'doctor'; envFiles: Partial<Record<DoctorRole, string>>; migrationsDir?: string };
 
 /** What verify checks: the database alone, the topic alone, or the one against the other. */
 export type VerifySource = 'database' | 'topic' | 'database-against-topic';
@@ -88,6 +106,13 @@ const OPTIONS = {
   'session-id': { type: 'string' },
   'session-hash': { type: 'string' },
   outcome: { type: 'string' },
+  'key-id': { type: 'string' },
+  'authorizer-env': { type: 'string' },
+  'dispatcher-env': { type: 'string' },
+  'relay-env': { type: 'string' },
+  'cli-env': { type: 'string' },
+  'kafka-admin-env': { type: 'string' },
+  migrations: { type: 'string' },
 } as const;
 
 const TAIL_ONLY = ['tenant', 'tool', 'boundary', 'run', 'from-beginning', 'limit'] as const;
@@ -107,18 +132,7 @@ export function parseCommandLine(argv: string[]): CommandLine {
   const [name, ...rest] = positionals;
   if (values.help || name === undefined || name === 'help') return { command: { name: 'help' }, json };
 
-  if (name !== 'tail') {
-    const misplaced = TAIL_ONLY.filter((o) => values[o] !== undefined);
-    if (misplaced.length > 0) throw new UsageError(`--${misplaced[0]} applies to tail only`);
-  }
-  const notForReport = name === 'report' ? [] : REPORT_ONLY.filter((o) => values[o] !== undefined);
-  if (notForReport.length > 0) throw new UsageError(`--${notForReport[0]} applies to report only`);
-  const notForAdmin = name === 'admin' ? [] : ADMIN_ONLY.filter((o) => values[o] !== undefined);
-  if (notForAdmin.length > 0) throw new UsageError(`--${notForAdmin[0]} applies to admin only`);
-  if (name !== 'outbox' && values.quarantined !== undefined) throw new UsageError('--quarantined applies to outbox only');
-  if (name !== 'verify' && (values['from-topic'] !== undefined || values['against-topic'] !== undefined)) {
-    throw new UsageError('--from-topic and --against-topic apply to verify only');
-  }
+  refuseMisplacedOptions(name, values);
   const noMore = () => {
     if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
   };
@@ -152,9 +166,50 @@ export function parseCommandLine(argv: string[]): CommandLine {
       return { command: reportCommand(values), json };
     case 'admin':
       return { command: adminCommand(rest, values), json };
+    case 'keys':
+      return { command: keysCommand(rest, values['key-id']), json };
+    case 'doctor':
+      noMore();
+      return { command: doctorCommand(values), json };
     default:
       throw new UsageError(`unknown command: ${name}`);
   }
+}
+
+/** Each command's own options are refused on the others, by name. */
+function refuseMisplacedOptions(name: string, values: Record<string, unknown>): void {
+  if (name !== 'tail') {
+    const misplaced = TAIL_ONLY.filter((o) => values[o] !== undefined);
+    if (misplaced.length > 0) throw new UsageError(`--${misplaced[0]} applies to tail only`);
+  }
+  const notForReport = name === 'report' ? [] : REPORT_ONLY.filter((o) => values[o] !== undefined);
+  if (notForReport.length > 0) throw new UsageError(`--${notForReport[0]} applies to report only`);
+  const notForAdmin = name === 'admin' ? [] : ADMIN_ONLY.filter((o) => values[o] !== undefined);
+  if (notForAdmin.length > 0) throw new UsageError(`--${notForAdmin[0]} applies to admin only`);
+  const doctorOnly = [...DOCTOR_ROLES.map((r) => `${r}-env`), 'migrations'].filter((o) => values[o] !== undefined);
+  if (name !== 'doctor' && doctorOnly.length > 0) throw new UsageError(`--${doctorOnly[0]} applies to doctor only`);
+  for (const [flag, command] of [['key-id', 'keys'], ['quarantined', 'outbox']] as const) {
+    if (name !== command && values[flag] !== undefined) throw new UsageError(`--${flag} applies to ${command} only`);
+  }
+  if (name !== 'verify' && (values['from-topic'] !== undefined || values['against-topic'] !== undefined)) {
+    throw new UsageError('--from-topic and --against-topic apply to verify only');
+  }
+}
+
+function doctorCommand(values: Record<string, unknown>): Extract<Command, { name: 'doctor' }> {
+  const envFiles: Partial<Record<DoctorRole, string>> = {};
+  for (const role of DOCTOR_ROLES) if (typeof values[`${role}-env`] === 'string') envFiles[role] = values[`${role}-env`] as string;
+  if (Object.keys(envFiles).length === 0) throw new UsageError('doctor needs at least one --<role>-env FILE (authorizer, dispatcher, relay, cli, kafka-admin)');
+  return { name: 'doctor', envFiles, ...(typeof values.migrations === 'string' ? { migrationsDir: values.migrations } : {}) };
+}
+
+function keysCommand(rest: string[], keyId: string | undefined): Extract<Command, { name: 'keys' }> {
+  const [verb, kind, ...more] = rest;
+  const kinds = KEY_KINDS.join('|');
+  if (verb !== 'generate' || !(KEY_KINDS as readonly string[]).includes(kind ?? '') || more.length > 0) throw new UsageError(`usage: keys generate ${kinds} [--key-id ID]`);
+  // The id travels in every intent and checkpoint and is a JSON key in the verifiers' variable.
+  if (keyId !== undefined && !/^[A-Za-z0-9._-]{1,200}$/.test(keyId)) throw new UsageError('--key-id: letters, digits, . _ - (at most 200)');
+  return { name: 'keys', kind: kind as KeyKind, ...(keyId !== undefined ? { keyId } : {}) };
 }
 
 function tailFilter(values: { tenant?: string; tool?: string; boundary?: string; run?: string }): TailFilter {

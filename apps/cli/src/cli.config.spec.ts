@@ -28,3 +28,11 @@ describe('loadCliConfig', () => {
     expect(() => loadCliConfig(env, topicOnly)).toThrow(/JOURNAL_CHECKPOINT_VERIFICATION_KEYS/);
   });
 });
+
+describe('the CLI\'s DATABASE_URL', () => {
+  it('is required in the production profile and the local database only in the others', () => {
+    expect(() => loadCliConfig({})).toThrow(/DATABASE_URL: required in the production profile/);
+    expect(loadCliConfig({ ARVIS_PROFILE: 'test' }).databaseUrl).toBe('postgresql://postgres@127.0.0.1:5432/arvis');
+    expect(loadCliConfig({ DATABASE_URL: 'postgresql://arvis_cli@db/arvis' }).databaseUrl).toBe('postgresql://arvis_cli@db/arvis');
+  });
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonEnvShape, ConfigError, envJson, kafkaSecurity, kafkaSecurityEnvShape, loadConfig, topicsFor } from '@arvis/config';
+import { commonEnvShape, ConfigError, databaseUrlFor, envJson, kafkaSecurity, kafkaSecurityEnvShape, loadConfig, topicsFor } from '@arvis/config';
 import { loadEd25519PublicKey, type VerificationKeyring } from '@arvis/crypto';
 import { toolPackagesEnv } from '@arvis/tool-catalog';
 
@@ -45,25 +45,33 @@ const AdminEnv = {
   ADMIN_TOKEN: z.string({ error: 'ADMIN_TOKEN (the operator\'s bearer token, with the admin role) is required' }).min(1),
 };
 
-export function loadCliConfig(env?: Record<string, string | undefined>, needs: CliNeeds = { database: true, checkpointKeys: false }) {
-  const schema = z.object({
+/** What one command reads (docs/configuration.md is generated from it with every need). */
+export function cliEnvSchema(needs: CliNeeds) {
+  return z.object({
     ...TopicEnv,
-    ...(needs.database ? { DATABASE_URL: commonEnvShape.DATABASE_URL } : {}),
+    // The profile only says whether DATABASE_URL may fall back to the local database.
+    ...(needs.database ? { ARVIS_PROFILE: commonEnvShape.ARVIS_PROFILE, DATABASE_URL: commonEnvShape.DATABASE_URL } : {}),
     ...(needs.checkpointKeys ? { JOURNAL_CHECKPOINT_VERIFICATION_KEYS: CheckpointKeys } : {}),
     ...(needs.admin ? AdminEnv : {}),
   });
+}
+
+export function loadCliConfig(env?: Record<string, string | undefined>, needs: CliNeeds = { database: true, checkpointKeys: false }) {
+  const schema = cliEnvSchema(needs);
   const e = loadConfig(schema, env) as z.output<typeof schema> & {
+    ARVIS_PROFILE?: 'production' | 'test' | 'development';
     DATABASE_URL?: string;
     JOURNAL_CHECKPOINT_VERIFICATION_KEYS?: VerificationKeyring;
     ADMIN_URL?: string;
     ADMIN_TOKEN?: string;
   };
+  const database = e.ARVIS_PROFILE !== undefined ? databaseUrlFor({ ARVIS_PROFILE: e.ARVIS_PROFILE, DATABASE_URL: e.DATABASE_URL }) : undefined;
   const { security, issues } = kafkaSecurity(e);
-  if (issues.length > 0) throw new ConfigError(issues);
+  if (issues.length + (database?.issues.length ?? 0) > 0) throw new ConfigError([...(database?.issues ?? []), ...issues]);
   const brokers = e.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean);
   return {
     /** Undefined when the command runs without a database. */
-    databaseUrl: e.DATABASE_URL,
+    databaseUrl: database?.url,
     brokers,
     kafka: { brokers, security },
     topics: topicsFor(e.ARVIS_TOPIC_PREFIX),

@@ -1,12 +1,17 @@
+#!/usr/bin/env node
 import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Pool } from 'pg';
 import { ConfigError } from '@arvis/config';
 import { assembleTools, loadToolPackages } from '@arvis/tool-catalog';
 import { loadCliConfig, type CliConfig, type CliNeeds } from './cli.config';
 import { parseCommandLine, UsageError, USAGE, type Command } from './cli-args';
+import { EXIT } from './exit-codes';
 import { createPrinter, type Printer } from './output';
 import { describeCatalog, renderCatalog } from './list-catalog/list-catalog.service';
 import { renderAdminAnswer, sendAdminRequest } from './administer/administer.service';
+import { generateKeys, renderKeys } from './generate-keys/generate-keys';
+import { renderDoctor, runDoctor } from './doctor/doctor.service';
 import { ListQuarantinedService, renderQuarantined } from './list-quarantined/list-quarantined.service';
 import { renderReportHtml } from './report-outcomes/render-html';
 import { renderReportText } from './report-outcomes/render-text';
@@ -17,8 +22,6 @@ import { TailJournalService } from './tail-journal/tail-journal.service';
 import { renderVerify, VerifyJournalService } from './verify-journal/verify-journal.service';
 import { renderAgainstTopic, renderTopicVerify, VerifyJournalTopicService } from './verify-journal-topic/verify-journal-topic.service';
 
-/** Exit codes: scripts tell "tampered" from "could not run" from "no such run". */
-export const EXIT = { ok: 0, usage: 1, broken: 2, unknownRun: 3, refused: 4 } as const;
 
 /**
  * Plain `pg` with SQL, not Prisma: every query here is a read (the CLI never changes the
@@ -62,7 +65,7 @@ async function reportOutcomes(db: Pool, command: Extract<Command, { name: 'repor
   return EXIT.ok;
 }
 
-async function execute(command: Exclude<Command, { name: 'help' }>, config: CliConfig, out: Printer): Promise<number> {
+async function execute(command: Exclude<Command, { name: 'help' | 'keys' | 'doctor' }>, config: CliConfig, out: Printer): Promise<number> {
   const print: Print = (doc, lines) => (out.json ? out.jsonLine(doc) : lines().forEach((l) => out.line(l)));
   switch (command.name) {
     case 'tail': {
@@ -124,6 +127,17 @@ async function execute(command: Exclude<Command, { name: 'help' }>, config: CliC
 
 type Print = (doc: unknown, lines: () => string[]) => void;
 
+/** The checks on stdout, one line each (or one JSON document); exit 2 when any failed. */
+async function doctor(command: Extract<Command, { name: 'doctor' }>, out: Printer): Promise<number> {
+  // In a checkout the project's migrations sit beside the build; a packed CLI is given --migrations.
+  const migrationsDir = command.migrationsDir ?? join(__dirname, '..', '..', '..', '..', 'prisma', 'migrations');
+  const checks = await runDoctor({ envFiles: command.envFiles, migrationsDir });
+  const failed = checks.filter((c) => c.status === 'fail').map((c) => c.name);
+  if (out.json) out.jsonLine({ ok: failed.length === 0, failed, checks });
+  else renderDoctor(checks).forEach((l) => out.line(l));
+  return failed.length ? EXIT.broken : EXIT.ok;
+}
+
 async function verify(source: Extract<Command, { name: 'verify' }>['source'], config: CliConfig, print: Print): Promise<number> {
   const topic = () => new VerifyJournalTopicService(config.kafka, config.topics.journal, config.checkpointKeys);
   if (source === 'topic') {
@@ -144,7 +158,7 @@ async function verify(source: Extract<Command, { name: 'verify' }>['source'], co
 }
 
 /** What the command reads: catalog, tail and --from-topic need no database; the topic checks need the public keys. */
-function needsOf(command: Exclude<Command, { name: 'help' }>): CliNeeds {
+function needsOf(command: Exclude<Command, { name: 'help' | 'keys' | 'doctor' }>): CliNeeds {
   const source = command.name === 'verify' ? command.source : undefined;
   return {
     database: command.name !== 'tail' && command.name !== 'catalog' && command.name !== 'admin' && source !== 'topic',
@@ -162,6 +176,14 @@ async function main(argv: string[]): Promise<number> {
       out.line(USAGE);
       return EXIT.ok;
     }
+    if (command.name === 'keys') {
+      // Reads no configuration: keys are made before there is a deployment to configure.
+      const keys = generateKeys(command.kind, command.keyId);
+      if (out.json) out.jsonLine(keys);
+      else renderKeys(keys).forEach((l) => out.line(l));
+      return EXIT.ok;
+    }
+    if (command.name === 'doctor') return await doctor(command, out);
     return await execute(command, loadCliConfig(undefined, needsOf(command)), out);
   } catch (e) {
     if (e instanceof UsageError || e instanceof ConfigError) {

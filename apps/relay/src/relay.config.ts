@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { commonEnvShape, commonSettings, envOptionalInt, envString, loadConfig, managementPortOf } from '@arvis/config';
 
-const RelayEnv = z.object({
+/** Every variable the relay reads (docs/configuration.md is generated from it). */
+export const RelayEnv = z.object({
   ...commonEnvShape,
   /** Health and metrics, the relay's only HTTP surface (ADR 0038); HTTP_PORT is its former name. */
   MANAGEMENT_PORT: envOptionalInt(1, 65535),

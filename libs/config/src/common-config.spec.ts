@@ -4,7 +4,7 @@ import { commonEnvShape, commonSettings, dlqRecordBytesFor } from './common-conf
 import { ConfigError, loadConfig } from './load-config';
 
 const CommonEnv = z.object(commonEnvShape);
-const settings = (env: Record<string, string>) => commonSettings(loadConfig(CommonEnv, env), 'client', 'group');
+const settings = (env: Record<string, string>) => commonSettings(loadConfig(CommonEnv, { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/arvis_spec', ...env }), 'client', 'group');
 const problems = (env: Record<string, string>): string[] => {
   try {
     settings(env);

@@ -16,13 +16,8 @@ export const commonEnvShape = {
     (v) => (v === '' ? undefined : v),
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ),
-  DATABASE_URL: z.preprocess(
-    (v) => (v === '' ? undefined : v),
-    z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
-      .default('postgresql://postgres@127.0.0.1:5432/arvis'),
-  ),
+  /** Required in the production profile (databaseUrlFor): a deployment never falls back to a local database. */
+  DATABASE_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL').optional()),
   /** Address the HTTP listeners (API and management) bind to; 0.0.0.0 inside a container. */
   HTTP_HOST: envString('127.0.0.1'),
   DATABASE_POOL_SIZE: envInt(4, 1, 64),
@@ -41,7 +36,7 @@ export const commonEnvShape = {
   /** kafkajs's retries per connection attempt of the consumer; start-up itself retries without end. */
   KAFKA_CONNECT_RETRIES: envInt(10, 0, 100),
   /** Prefix for every topic name; fault specs use their own. */
-  ARVIS_TOPIC_PREFIX: z.preprocess((v) => (v === undefined ? '' : v), z.string().regex(/^[A-Za-z0-9._-]*$/)),
+  ARVIS_TOPIC_PREFIX: z.string().regex(/^[A-Za-z0-9._-]*$/).default(''),
   RELAY_ENABLED: envBool(true),
   RELAY_BATCH_SIZE: envInt(500, 1, 10000),
   RELAY_POLL_MS: envInt(1000, 10),
@@ -79,6 +74,16 @@ export const commonEnvShape = {
   JOURNAL_CHECKPOINT_EVERY_MS: envInt(60000, 100),
   ...tracingEnvShape,
 };
+
+/** The database of the demo and the tests: a default outside the production profile only. */
+export const LOCAL_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/arvis';
+
+/** DATABASE_URL, or the local default outside production; an issue when production lacks it. */
+export function databaseUrlFor(env: { ARVIS_PROFILE: Profile; DATABASE_URL?: string }): { url: string; issues: string[] } {
+  if (env.DATABASE_URL !== undefined) return { url: env.DATABASE_URL, issues: [] };
+  if (env.ARVIS_PROFILE === 'production') return { url: '', issues: ['DATABASE_URL: required in the production profile (no local default)'] };
+  return { url: LOCAL_DATABASE_URL, issues: [] };
+}
 
 /**
  * The management port (health, metrics) of a service without an API (dispatcher, relay):
@@ -162,6 +167,7 @@ function crossCheck(env: CommonEnv): string[] {
     );
   }
   issues.push(...checkpointKeyIssues(env));
+  issues.push(...databaseUrlFor(env).issues);
   return issues;
 }
 
@@ -202,7 +208,7 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
     httpHost: env.HTTP_HOST,
     topics: topicsFor(env.ARVIS_TOPIC_PREFIX),
     database: {
-      url: env.DATABASE_URL,
+      url: databaseUrlFor(env).url,
       poolSize: env.DATABASE_POOL_SIZE,
       txTimeoutMs: env.DATABASE_TX_TIMEOUT_MS,
     } satisfies DatabaseSettings,

@@ -1,9 +1,12 @@
-export { loadConfig, ConfigError, envInt, envOptionalInt, envString, envBool, envJson } from './load-config';
+export { loadConfig, ConfigError, envInt, envOptionalInt, envString, envBool, envJson, envNamesOf, readFileBackedVariables } from './load-config';
+export { ENV_DOCS, fileBacked, type EnvVariableDoc } from './env-docs';
 export {
   Profile,
   commonEnvShape,
   commonSettings,
   topicsFor,
+  databaseUrlFor,
+  LOCAL_DATABASE_URL,
   managementPortOf,
   type KafkaSettings,
   type DatabaseSettings,

@@ -18,7 +18,7 @@ const caFile = file('ca.pem', '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTI
 const missing = join(dir, 'missing.pem');
 
 const CommonEnv = z.object(commonEnvShape);
-const kafkaOf = (env: Record<string, string>) => commonSettings(loadConfig(CommonEnv, env), 'client', 'group').kafka;
+const kafkaOf = (env: Record<string, string>) => commonSettings(loadConfig(CommonEnv, { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/arvis_spec', ...env }), 'client', 'group').kafka;
 const problems = (env: Record<string, string>): string[] => {
   try {
     kafkaOf(env);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { commonEnvShape, commonSettings } from './common-config';
 import { ConfigError, loadConfig } from './load-config';
 
-const tracing = (env: Record<string, string>) => commonSettings(loadConfig(z.object(commonEnvShape), env), 'client', 'group').tracing;
+const tracing = (env: Record<string, string>) => commonSettings(loadConfig(z.object(commonEnvShape), { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/arvis_spec', ...env }), 'client', 'group').tracing;
 
 describe('tracing settings (OpenTelemetry standard variables)', () => {
   it('are off without an endpoint, parent-based always-on otherwise', () => {

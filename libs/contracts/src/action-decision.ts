@@ -15,6 +15,11 @@ const JwtShape = z
 // cannot smuggle system-only fields in.
 /** Ids the system derives (retries) start with this; a decision from outside may not. */
 export const SYSTEM_ID_PREFIX = 'arvis.';
+/**
+ * The run every operator act that is about no decision is journaled under (ADR 0036): `cli run
+ * arvis.operator` lists them. Here, not in libs/journal, so a reader (the CLI) needs no journal writer.
+ */
+export const OPERATOR_RUN_ID = `${SYSTEM_ID_PREFIX}operator`;
 
 export const ActionDecisionSchema = z.strictObject({
   specVersion: z.literal(SPEC_VERSION),

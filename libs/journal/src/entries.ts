@@ -1,4 +1,4 @@
-import { clipText, type EffectBoundary, type JournalApprover, type JournalEntryDraft, type JournalError, type JournalOperator, type JournalOperatorAction, type ReasonCode, type RetryInfo } from '@arvis/contracts';
+import { clipText, OPERATOR_RUN_ID, type EffectBoundary, type JournalApprover, type JournalEntryDraft, type JournalError, type JournalOperator, type JournalOperatorAction, type ReasonCode, type RetryInfo } from '@arvis/contracts';
 import type { TraceCarrier } from '@arvis/tracing';
 
 /**
@@ -155,11 +155,8 @@ export function confirmationDecidedEntry(facts: DecisionFacts, verdict: 'approve
   };
 }
 
-/**
- * The run every operator act that is about no decision is journaled under (ADR 0036): `cli run
- * arvis.operator` lists them. Ids starting with `arvis.` are the system's; intake refuses them.
- */
-export const OPERATOR_RUN_ID = 'arvis.operator';
+// The run of operator acts about no decision (ADR 0036); defined beside the system's id prefix.
+export { OPERATOR_RUN_ID } from '@arvis/contracts';
 /** The `tool` of an operator act about no decision: the admin API itself. */
 export const OPERATOR_TOOL = 'arvis.admin';
 

@@ -17,7 +17,7 @@ writeFileSync(notJwks, JSON.stringify({ keys: [] }));
 const notJson = join(dir, 'not-json.json');
 writeFileSync(notJson, 'keys: nope');
 
-const base = { INTENT_SIGNING_KEY: pem('private'), TRUST_PROXY: 'false' };
+const base = { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/arvis_spec', INTENT_SIGNING_KEY: pem('private'), TRUST_PROXY: 'false' };
 // Every entry names its tenants (required); specs about that rule pass their own list.
 const issuers = (...list: object[]) => ({ TRUSTED_ISSUERS: JSON.stringify(list.map((i) => ({ tenants: ['*'], ...i }))) });
 

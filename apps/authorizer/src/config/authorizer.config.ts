@@ -8,7 +8,8 @@ const DAY_MS = 24 * 3600 * 1000;
 
 export type { ClaimMapping, ClaimPath, JsonWebKeySet, TrustedIssuer } from './trusted-issuers';
 
-const AuthorizerEnv = z
+/** Every variable the authorizer reads (docs/configuration.md is generated from it). */
+export const AuthorizerEnv = z
   .object({
     ...commonEnvShape,
     /** The approver API and console (ADR 0037); health and metrics are on MANAGEMENT_PORT (ADR 0038). */

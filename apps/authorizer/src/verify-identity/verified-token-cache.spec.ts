@@ -24,6 +24,7 @@ const at = (s: number) => new Date(T.getTime() + s * 1000);
 const serviceWith = (entry: Record<string, unknown>, env: Record<string, string> = {}) => {
   const metrics = new MetricsRegistry();
   const config = loadAuthorizerConfig({
+    DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/arvis_spec',
     INTENT_SIGNING_KEY: intentKey,
     TRUST_PROXY: 'false',
     JWT_CLOCK_SKEW_S: '0',

@@ -17,6 +17,7 @@ const jwksFile = join(dir, 'jwks.json');
 writeFileSync(jwksFile, JSON.stringify({ keys: [jwk(oldKey.publicKey, 'key-2025'), jwk(newKey.publicKey, 'key-2026')] }));
 
 const config = loadAuthorizerConfig({
+  DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/arvis_spec',
   INTENT_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
   TRUST_PROXY: 'false',
   TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example', alg: 'EdDSA', jwksFile, tenants: ['acme'] }]),
@@ -56,6 +57,7 @@ describe('identity from an issuer that signs with RS256 (hosted providers)', () 
   const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const identity = new VerifyIdentityService(
     loadAuthorizerConfig({
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/arvis_spec',
       INTENT_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
       TRUST_PROXY: 'false',
       TRUSTED_ISSUERS: JSON.stringify([

@@ -1,5 +1,4 @@
-import { OPERATOR_RUN_ID } from '@arvis/journal';
-import { FINAL_JOURNAL_KINDS, type JournalKind } from '@arvis/contracts';
+import { FINAL_JOURNAL_KINDS, OPERATOR_RUN_ID, type JournalKind } from '@arvis/contracts';
 
 export interface InboxRow {
   decision_id: string;

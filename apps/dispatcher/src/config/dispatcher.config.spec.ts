@@ -1,7 +1,7 @@
 import { ConfigError } from '@arvis/config';
 import { loadDispatcherConfig } from './dispatcher.config';
 
-const base = { INTENT_VERIFICATION_KEYS: JSON.stringify({ k1: 'key' }) };
+const base = { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/arvis_spec', INTENT_VERIFICATION_KEYS: JSON.stringify({ k1: 'key' }) };
 const fp = (c: string) => c.repeat(64);
 
 describe('dispatcher configuration: tool packages and accepted catalogs', () => {

@@ -6,7 +6,8 @@ import { toolPackagesEnv } from '@arvis/tool-catalog';
 const PgUrl = z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL');
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex SHA-256');
 
-const DispatcherEnv = z.object({
+/** Every variable the dispatcher reads (docs/configuration.md is generated from it). */
+export const DispatcherEnv = z.object({
   ...commonEnvShape,
   /** Health and metrics, the dispatcher's only HTTP surface (ADR 0038); HTTP_PORT is its former name. */
   MANAGEMENT_PORT: envOptionalInt(1, 65535),
@@ -60,8 +61,9 @@ const DispatcherEnv = z.object({
 
 export function loadDispatcherConfig(env?: Record<string, string | undefined>) {
   const e = loadConfig(DispatcherEnv, env);
+  const common = commonSettings(e, e.KAFKA_CLIENT_ID, e.KAFKA_GROUP_ID);
   return {
-    ...commonSettings(e, e.KAFKA_CLIENT_ID, e.KAFKA_GROUP_ID),
+    ...common,
     service: 'dispatcher' as const,
     managementPort: managementPortOf(e, 3002),
     sliceSize: e.CONSUMER_SLICE_SIZE,
@@ -69,7 +71,7 @@ export function loadDispatcherConfig(env?: Record<string, string | undefined>) {
     maxIntentBytes: e.MAX_INTENT_BYTES,
     toolConcurrency: e.TOOL_CONCURRENCY,
     toolDatabase: {
-      url: e.TOOL_DATABASE_URL ?? e.DATABASE_URL,
+      url: e.TOOL_DATABASE_URL ?? common.database.url,
       perPackage: e.TOOL_DATABASE_URLS,
       poolSize: e.TOOL_DATABASE_POOL_SIZE,
     },

@@ -14,5 +14,6 @@ export {
 export { isolatedPattern, KafkaBatchTransport, type KafkaBatch, type KafkaBatchTransportOptions } from './kafka-batch.transport';
 export { settleSlice, SettleStopped, type IsolatedMessage, type SettleOptions } from './settle-slice';
 export { isTransientFault, retryWhileTransient } from './transient-fault';
+export { readTopic, type ReadRecord, type ReadTopicOptions } from './read-topic';
 export { ensureTopics, type TopicPlan } from './topics';
 export { PassErrorsToTransport } from './pass-errors-to-transport.filter';

@@ -1,8 +1,9 @@
-import { Controller, Get, HttpStatus, Header, Logger } from '@nestjs/common';
+import { Controller, Get, HttpStatus, Header, Logger, Res } from '@nestjs/common';
 import { ApiError } from './http-errors';
 import { collectDefaultMetrics, Gauge } from 'prom-client';
 import { MetricsRegistry } from './metrics-registry';
 import { ServiceRuntime } from './service-runtime';
+import { describeVerdict, JournalRollbackGuard } from './journal-rollback-guard';
 
 /** Served on the management port only (ADR 0038). */
 @Controller()
@@ -11,6 +12,7 @@ export class HealthController {
   constructor(
     private readonly runtime: ServiceRuntime,
     private readonly registry: MetricsRegistry,
+    private readonly rollback: JournalRollbackGuard,
   ) {
     collectDefaultMetrics({ register: this.registry });
     const runtimeRef = this.runtime;
@@ -46,7 +48,14 @@ export class HealthController {
   }
 
   @Get('health/ready')
-  async ready(): Promise<Record<string, unknown>> {
+  async ready(@Res({ passthrough: true }) res: { status(code: number): unknown }): Promise<Record<string, unknown>> {
+    const verdict = this.rollback.verdict;
+    if (verdict.state !== 'consistent') {
+      // Refusing to work, and saying why (ADR 0055): the verdict's code and its facts.
+      res.status(HttpStatus.SERVICE_UNAVAILABLE);
+      const { state, ...facts } = verdict;
+      return { statusCode: HttpStatus.SERVICE_UNAVAILABLE, error: state, message: describeVerdict(verdict), service: this.runtime.settings.service, ...(state === 'journal_topic_unread' ? {} : { rollback: facts }) };
+    }
     try {
       const outbox = await this.runtime.outboxDepth();
       // Quarantined rows do not make the service unready (the relay goes on); they are shown here.

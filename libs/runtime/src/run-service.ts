@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { NestFactory } from '@nestjs/core';
-import type { INestApplication, Type } from '@nestjs/common';
+import { Logger, type INestApplication, type Type } from '@nestjs/common';
 import { ConfigError, describeKafkaSecurity } from '@arvis/config';
 import { KafkaBatchTransport } from '@arvis/kafka';
 import type { KafkaSettings } from '@arvis/config';
@@ -9,6 +9,7 @@ import { PublicErrorFilter } from './http-errors';
 import { portGate, securityHeaders } from './http-surface';
 import { PinoLogger } from './pino-logger';
 import { ServiceRuntime } from './service-runtime';
+import { describeVerdict, JournalRollbackGuard } from './journal-rollback-guard';
 
 export interface RunServiceOptions<C> {
   service: string;
@@ -38,10 +39,26 @@ export interface RunServiceOptions<C> {
  * loaded what onModuleInit loads (the store fingerprint), and refuse genuine intents. So the
  * hooks run first, then the relay, then the consumers, then the HTTP server (readiness).
  */
-export async function startInOrder(app: INestApplication, startRelay: () => Promise<void>, ports: Ports, host: string): Promise<void> {
+export async function startInOrder(app: INestApplication, startRelay: () => Promise<void>, ports: Ports, host: string, gate?: WorkGate): Promise<void> {
   await app.init();
-  await startRelay();
-  await app.startAllMicroservices();
+  const startWork = async () => {
+    await startRelay();
+    await app.startAllMicroservices();
+  };
+  // A database behind the journal topic (ADR 0055): HTTP only (readiness says why, the operator's
+  // reconcile act is served); the relay and consumers start once it is reconciled.
+  if (!gate || gate.open) await startWork();
+  else void gate.whenOpen().then(startWork).catch((e: Error) => new Logger('Bootstrap').error(`starting work after the rollback check failed: ${e.message}`));
+  await listen(app, ports, host);
+}
+
+/** What start-up waits on before any work: the journal rollback check (JournalRollbackGuard). */
+export interface WorkGate {
+  readonly open: boolean;
+  whenOpen(): Promise<void>;
+}
+
+async function listen(app: INestApplication, ports: Ports, host: string): Promise<void> {
   if (ports.api === undefined) return void (await app.listen(ports.management, host));
   await app.listen(ports.api, host);
   // The same application on a second listener; the port gate keeps each path to its port.
@@ -79,6 +96,8 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
   (app.getHttpAdapter().getInstance() as { set(name: string, value: unknown): void }).set('trust proxy', opts.trustProxy?.(config) ?? false);
   app.use(portGate(ports.management, opts.apiRoutes ?? []));
   app.use(securityHeaders());
+  const guard = app.get(JournalRollbackGuard);
+  app.use(refuseWhileRolledBack(guard));
   app.useGlobalFilters(new PublicErrorFilter());
   let fatal = false;
   const topics = opts.topics(config);
@@ -102,11 +121,30 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
     },
     { inheritAppConfig: true },
   );
-  await startInOrder(app, () => app.get(ServiceRuntime).startRelay(), ports, opts.httpHost(config));
+  await startInOrder(app, () => app.get(ServiceRuntime).startRelay(), ports, opts.httpHost(config), guard);
   const api = ports.api === undefined ? '' : `, API on :${ports.api}`;
   logger.log(`${opts.service} ready: health and metrics on :${ports.management}${api}`, 'Bootstrap');
   const kafka = opts.kafka(config);
   // Which principal this process acts as (never the password): the broker's ACLs are per principal.
   logger.log(`Kafka ${kafka.brokers.join(',')}: ${describeKafkaSecurity(kafka.security)}`, 'Bootstrap');
   return app;
+}
+
+/** The one act served while the database is behind the journal topic, besides reads. */
+const RECONCILE_PATH = '/admin/store/reconcile-rollback';
+
+/**
+ * While the rollback check refuses (ADR 0055), every request that could change something (and so
+ * append to the journal, whose chain would fork from the topic's) is answered 503 with the
+ * verdict's code; reads and the operator's reconcile act go through.
+ */
+export function refuseWhileRolledBack(guard: JournalRollbackGuard) {
+  return (req: IncomingMessage, res: ServerResponse, next: () => void) => {
+    if (guard.open || req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
+    if ((req.url ?? '').split('?')[0] === RECONCILE_PATH) return next();
+    const verdict = guard.verdict;
+    res.statusCode = 503;
+    res.setHeader('content-type', 'application/json; charset=utf-8');
+    res.end(JSON.stringify({ statusCode: 503, error: verdict.state, message: describeVerdict(verdict) }));
+  };
 }

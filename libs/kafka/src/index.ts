@@ -3,6 +3,8 @@ export {
   createProducer,
   KafkaPublisher,
   isTooLargeError,
+  sendRefusalOf,
+  type SendRefusal,
   toInboundHeaders,
   type InboundMessage,
   type KafkaConnection,

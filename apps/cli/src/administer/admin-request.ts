@@ -42,7 +42,9 @@ export const ADMIN_USAGE = `  admin revoke-session (--session-id S | --session-h
   admin allow-egress|deny-egress <tenant> <provider> [--note N]
   admin resolve-effect <decisionId> --outcome completed|not-happened --note N
                     after checking the outside world: the effect_state_unknown happened, or not
-  admin redrive-dead-letter|discard-dead-letter <decisions|intents> <partition> <offset> [--note N]
+  admin redrive-dead-letter intents <partition> <offset> [--note N]
+                    a dead-lettered decision is never re-driven (409 decision_not_redrivable): its producer resends it
+  admin discard-dead-letter <decisions|intents> <partition> <offset> [--note N]
   admin release-quarantined|discard-quarantined <outboxSeq> [--note N]
   admin store       this store's fingerprint, those it accepts, and foreign ones its intents name
   admin rebind-store <previousFingerprint> --note N

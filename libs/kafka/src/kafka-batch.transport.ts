@@ -31,6 +31,11 @@ export interface KafkaBatchTransportOptions {
   isTransient?: (error: unknown) => boolean;
   /** Where the default isolation sends a message's DLQ record (default: `<topic>.dlq`). */
   deadLetterTopic?: (sourceTopic: string) => string;
+  /**
+   * While closed, no slice is handled (its partition waits, heart-beating, nothing committed): the
+   * service's rollback check (ADR 0055). Looked at once per slice.
+   */
+  gate?: { readonly open: boolean };
 }
 
 /**
@@ -179,7 +184,10 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     round: Pick<EachBatchPayload, 'resolveOffset' | 'heartbeat'> & { stopped: () => boolean },
   ): Promise<boolean> {
     try {
-      await this.withHeartbeat(round.heartbeat, () => this.settle(pattern, handler, messages, round.heartbeat, round.stopped));
+      await this.withHeartbeat(round.heartbeat, async () => {
+        if (!(await this.gateOpened(round.stopped))) throw new SettleStopped();
+        await this.settle(pattern, handler, messages, round.heartbeat, round.stopped);
+      });
     } catch (e) {
       if (e instanceof SettleStopped) return false;
       throw e;
@@ -188,6 +196,18 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     round.resolveOffset(last);
     await this.consumer!.commitOffsets([{ topic, partition, offset: (BigInt(last) + 1n).toString() }]);
     await round.heartbeat();
+    return true;
+  }
+
+  /** Waits while the gate is closed; false if the consumer stops meanwhile. */
+  private async gateOpened(stopped: () => boolean): Promise<boolean> {
+    const gate = this.options.gate;
+    if (!gate || gate.open) return true;
+    this.log.warn('not handling messages: the rollback check refuses (see /health/ready)');
+    while (!gate.open) {
+      if (stopped()) return false;
+      await sleep(500);
+    }
     return true;
   }
 

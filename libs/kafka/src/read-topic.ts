@@ -14,6 +14,8 @@ export interface ReadTopicOptions {
   /** Per partition, read only the last this many records; undefined: from the earliest retained. */
   tail?: number;
   timeoutMs?: number;
+  /** kafkajs's connection retries (default 2); 0 fails at once when the broker is down. */
+  connectRetries?: number;
 }
 
 /**
@@ -22,7 +24,7 @@ export interface ReadTopicOptions {
  * read from `high - tail` only (a look at the newest records without reading the whole topic).
  */
 export async function readTopic(connection: KafkaConnection, topic: string, opts: ReadTopicOptions): Promise<ReadRecord[]> {
-  const kafka = createKafka({ ...connection, clientId: opts.clientId, connectRetries: 2 });
+  const kafka = createKafka({ ...connection, clientId: opts.clientId, connectRetries: opts.connectRetries ?? 2 });
   const admin = kafka.admin();
   await admin.connect();
   const groupId = `${opts.groupPrefix}${randomUUID()}`;

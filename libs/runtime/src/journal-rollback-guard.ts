@@ -15,13 +15,15 @@ const RECHECK_MS = 2000;
 
 /**
  * A database restored from an older dump holds capabilities `minted` again whose decisions the
- * journal topic shows already ran: work on it would run them a second time. At start-up (before
- * the relay, the consumers and the periodic workers start) this compares the journal topic's
- * newest entry with the database's journal; the topic is a copy published only after commit, so
- * it can never be ahead of an intact database. While they disagree, the service does no work:
- * readiness answers 503 with the verdict, the consumers, relay and workers stay stopped and the
- * API refuses acts that would append to the journal, until an operator reconciles (ADR 0055).
- * Not on the hot path: once consistent, nothing is checked per decision.
+ * journal topic shows already ran: work on it would run them a second time. At start-up (in
+ * onModuleInit, before the periodic workers and consumers start) this compares the journal
+ * topic's newest entry with the database's journal; the topic is a copy published only after
+ * commit, so it can never be ahead of an intact database. Until they agree, the service does no
+ * work: readiness answers 503 with the verdict, the consumers handle no slice, the periodic
+ * workers skip their passes and the API refuses acts that would append to the journal, until an
+ * operator reconciles (ADR 0055). The relay runs: what it publishes was committed before the
+ * dump (copies the topic has, intents the gated dispatchers will not run). Not on the hot path:
+ * one boolean per slice; nothing per decision.
  */
 @Injectable()
 export class JournalRollbackGuard implements OnModuleInit, OnApplicationShutdown {
@@ -64,13 +66,16 @@ export class JournalRollbackGuard implements OnModuleInit, OnApplicationShutdown
   /** Reads the topic's head again, then compares it with the database's (start-up, rebind, reconcile). */
   async check(): Promise<RollbackVerdict> {
     const topic = this.settings.topics?.journal;
-    if (!topic) return this.settle({ state: 'consistent' });
+    if (!topic || this.settings.rollbackCheck === false) return this.settle({ state: 'consistent' });
     try {
       const records = await readTopic(this.settings.kafka, topic, {
         groupPrefix: JOURNAL_HEAD_READER_GROUP_PREFIX,
         clientId: `${this.settings.kafka.clientId}-journal-head`,
         tail: TAIL_RECORDS,
         timeoutMs: 20_000,
+        // A broker down at start-up fails the read at once: the recheck reads it again, and the
+        // consumers meanwhile start (and wait for the broker) as they would, handling nothing.
+        connectRetries: 0,
       });
       this.topicHead = topicHeadsOf(records.map((r) => r.value)).get(MAIN_JOURNAL_CHAIN);
     } catch (e) {

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { NestFactory } from '@nestjs/core';
-import { Logger, type INestApplication, type Type } from '@nestjs/common';
+import type { INestApplication, Type } from '@nestjs/common';
 import { ConfigError, describeKafkaSecurity } from '@arvis/config';
 import { KafkaBatchTransport } from '@arvis/kafka';
 import type { KafkaSettings } from '@arvis/config';
@@ -39,23 +39,11 @@ export interface RunServiceOptions<C> {
  * loaded what onModuleInit loads (the store fingerprint), and refuse genuine intents. So the
  * hooks run first, then the relay, then the consumers, then the HTTP server (readiness).
  */
-export async function startInOrder(app: INestApplication, startRelay: () => Promise<void>, ports: Ports, host: string, gate?: WorkGate): Promise<void> {
+export async function startInOrder(app: INestApplication, startRelay: () => Promise<void>, ports: Ports, host: string): Promise<void> {
   await app.init();
-  const startWork = async () => {
-    await startRelay();
-    await app.startAllMicroservices();
-  };
-  // A database behind the journal topic (ADR 0055): HTTP only (readiness says why, the operator's
-  // reconcile act is served); the relay and consumers start once it is reconciled.
-  if (!gate || gate.open) await startWork();
-  else void gate.whenOpen().then(startWork).catch((e: Error) => new Logger('Bootstrap').error(`starting work after the rollback check failed: ${e.message}`));
+  await startRelay();
+  await app.startAllMicroservices();
   await listen(app, ports, host);
-}
-
-/** What start-up waits on before any work: the journal rollback check (JournalRollbackGuard). */
-export interface WorkGate {
-  readonly open: boolean;
-  whenOpen(): Promise<void>;
 }
 
 async function listen(app: INestApplication, ports: Ports, host: string): Promise<void> {
@@ -109,6 +97,8 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
         topics,
         maxSliceSize: opts.maxSliceSize(config),
         dlqMaxRawBytes: opts.dlqMaxRawBytes(config),
+        // No slice is handled while the database is behind the journal topic (ADR 0055).
+        gate: guard,
         onFatal: (error) => {
           if (fatal) return;
           fatal = true;
@@ -121,7 +111,7 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
     },
     { inheritAppConfig: true },
   );
-  await startInOrder(app, () => app.get(ServiceRuntime).startRelay(), ports, opts.httpHost(config), guard);
+  await startInOrder(app, () => app.get(ServiceRuntime).startRelay(), ports, opts.httpHost(config));
   const api = ports.api === undefined ? '' : `, API on :${ports.api}`;
   logger.log(`${opts.service} ready: health and metrics on :${ports.management}${api}`, 'Bootstrap');
   const kafka = opts.kafka(config);

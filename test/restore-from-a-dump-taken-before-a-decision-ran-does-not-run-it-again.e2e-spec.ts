@@ -3,13 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Pool } from 'pg';
 import { adminApi, cli, OPERATOR_ENTRIES_SQL } from './support/admin-api';
+import { groupOf } from './support/environment';
 import { Harness } from './support/harness';
 import { stopApp, type RunningApp } from './support/services';
 import { Stack } from './support/stack';
 import { readWholeTopic } from './support/topic-reader';
 
 const run = promisify(execFile);
+const BASE_URL = 'postgresql://postgres@127.0.0.1:5432';
 // Recovery redelivers an intent whose capability is still minted this soon (a minute by
 // default): the restored capability is minted again, so the old code runs it again within seconds.
 const FAST_RECOVERY = { RECOVERY_INTERVAL_MS: '300', REDELIVER_AFTER_MS: '1000' };
@@ -28,6 +31,7 @@ async function ready(app: RunningApp): Promise<{ status: number; body: Record<st
 describe('a restore from a dump taken before a decision ran', () => {
   let stack: Stack;
   let h: Harness;
+  let restoredDb: string | undefined;
   const dumpDir = mkdtempSync(join(tmpdir(), 'arvis-dump-'));
   beforeAll(async () => {
     stack = await Stack.create('rollback');
@@ -37,6 +41,11 @@ describe('a restore from a dump taken before a decision ran', () => {
     await h?.close();
     await stack?.stop();
     rmSync(dumpDir, { recursive: true, force: true });
+    if (restoredDb) {
+      const admin = new Pool({ connectionString: `${BASE_URL}/postgres`, max: 1 });
+      await admin.query(`DROP DATABASE IF EXISTS "${restoredDb}" WITH (FORCE)`);
+      await admin.end();
+    }
   });
 
   const toolResultsOnTopic = async (decisionId: string) =>
@@ -113,5 +122,61 @@ describe('a restore from a dump taken before a decision ran', () => {
     expect(acts).toEqual([expect.objectContaining({ name: 'reconcile_rollback', target: expect.stringMatching(/^main@\d+->\d+$/), note })]);
     const verify = await cli(stack.env, ['verify']);
     expect([verify.code, verify.out.intact]).toEqual([0, true]);
+  });
+  // The same, restored under another database name: the store fingerprint changes, so the
+  // operator would rebind it (ADR 0036) and the intent would run again. The rebind is refused
+  // until the rollback is reconciled; then the intent, delivered again, runs nothing.
+  it('after a restore into a new database, refuses the rebind until reconciled, and the decision never runs twice', async () => {
+    await Promise.all(stack.apps.map((a) => stopApp(a)));
+    const authorizer = await stack.start('authorizer', 'authorizer-old-db');
+    const olga = await h.token({ principal: 'olga', tenant: 'acme', roles: ['admin'] });
+    const [d] = await h.decisions('rollback-new-db', 1, { decisionId: 'rollback:3' });
+    await h.client.send([d]);
+    await h.waitUntil('the intent to be committed and published', async () =>
+      (await h.query('SELECT 1 FROM intents i WHERE i.decision_id = $1 AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.seq = i.durable_position)', [d.decisionId])).length === 1,
+    );
+    const oldStore = ((await adminApi(authorizer)('GET', '/admin/store', olga)).body as { fingerprint: string }).fingerprint;
+    const dump = join(dumpDir, 'arvis-2.dump');
+    await run('pg_dump', ['-Fc', '-f', dump, stack.env.databaseUrl]);
+    const dispatcher = await stack.start('dispatcher', 'dispatcher-old-db', { env: FAST_RECOVERY });
+    await h.waitUntil('the decision to run and its result to reach the topic', async () => (await toolResultsOnTopic(d.decisionId)).length === 1);
+    const [first] = await toolResultsOnTopic(d.decisionId);
+    await Promise.all([stopApp(dispatcher), stopApp(authorizer)]);
+
+    restoredDb = `${new URL(stack.env.databaseUrl).pathname.slice(1)}_restored`;
+    const admin = new Pool({ connectionString: `${BASE_URL}/postgres`, max: 1 });
+    await admin.query(`DROP DATABASE IF EXISTS "${restoredDb}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${restoredDb}"`);
+    await admin.end();
+    const restoredUrl = `${BASE_URL}/${restoredDb}`;
+    await run('pg_restore', ['-d', restoredUrl, dump]);
+    const db = new Pool({ connectionString: restoredUrl, max: 1 });
+    try {
+      const env = { DATABASE_URL: restoredUrl };
+      const authorizerNew = await stack.start('authorizer', 'authorizer-new-db', { env, waitReady: false });
+      const dispatcherNew = await stack.start('dispatcher', 'dispatcher-new-db', { env: { ...env, ...FAST_RECOVERY }, waitReady: false });
+      const api = adminApi(authorizerNew);
+      await h.waitUntil('both services to refuse, or the decision to run again', async () => {
+        const answers = await Promise.all([ready(authorizerNew), ready(dispatcherNew)].map((p) => p.catch(() => null)));
+        if (answers.every((a) => a?.status === 503 && a.body.error === 'journal_rolled_back')) return true;
+        return (await toolResultsOnTopic(d.decisionId)).length > 1;
+      });
+      expect((await toolResultsOnTopic(d.decisionId)).map((e) => e.journalSeq)).toEqual([first.journalSeq]);
+      const note = 'restored the dump into a new database';
+      expect(await api('POST', '/admin/store/rebind', olga, { fromFingerprint: oldStore, note })).toMatchObject({ status: 503, body: { error: 'journal_rolled_back' } });
+      expect(await api('POST', '/admin/store/reconcile-rollback', olga, { note })).toMatchObject({ status: 200, body: { restoredTo: first.journalSeq, consumedCapabilities: [first.capabilityId] } });
+      await h.waitUntil('both services to be ready again', async () => (await Promise.all([ready(authorizerNew), ready(dispatcherNew)])).every((a) => a.status === 200));
+      expect(await api('POST', '/admin/store/rebind', olga, { fromFingerprint: oldStore, note })).toMatchObject({ status: 200, body: { reboundFrom: oldStore } });
+
+      // The intent delivered again, as recovery or a re-drive would: it is handled, and runs nothing.
+      const intent = (await readWholeTopic(stack.env.brokers, h.topics.intents)).find((r) => r.value.includes(`"decisionId":"${d.decisionId}"`));
+      const again = await h.produceRaw(h.topics.intents, intent!.key ?? d.runId, intent!.value);
+      await h.waitForGroupPast(groupOf(stack.env, 'dispatcher'), h.topics.intents, again.partition, again.offset);
+      expect((await toolResultsOnTopic(d.decisionId)).map((e) => e.journalSeq)).toEqual([first.journalSeq]);
+      const { rows } = await db.query<{ state: string; consumed_by: string }>('SELECT state, consumed_by FROM capabilities WHERE decision_id = $1', [d.decisionId]);
+      expect(rows).toEqual([{ state: 'consumed', consumed_by: 'journal-restore' }]);
+    } finally {
+      await db.end();
+    }
   });
 });

@@ -28,10 +28,10 @@ const RECHECK_MS = 2000;
 @Injectable()
 export class JournalRollbackGuard implements OnModuleInit, OnApplicationShutdown {
   private readonly log = new Logger('JournalRollback');
-  private current: RollbackVerdict = { state: 'journal_topic_unread', detail: 'not checked yet' };
+  /** Undefined until the first check: no verdict yet, no work. */
+  private current?: RollbackVerdict;
   private topicHead?: TopicHead;
   private readonly recheck: PeriodicTask;
-  private waiters: (() => void)[] = [];
   private rechecking = false;
 
   constructor(
@@ -42,17 +42,11 @@ export class JournalRollbackGuard implements OnModuleInit, OnApplicationShutdown
   }
 
   get verdict(): RollbackVerdict {
-    return this.current;
+    return this.current ?? { state: 'journal_topic_unread', detail: 'not checked yet' };
   }
 
   get open(): boolean {
-    return this.current.state === 'consistent';
-  }
-
-  /** Resolves once the database is consistent with the topic (at once if it is). */
-  whenOpen(): Promise<void> {
-    if (this.open) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return this.current?.state === 'consistent';
   }
 
   async onModuleInit(): Promise<void> {
@@ -92,12 +86,12 @@ export class JournalRollbackGuard implements OnModuleInit, OnApplicationShutdown
 
   private async pass(): Promise<void> {
     // An unread topic is read again; a known head is only compared with the database again.
-    if (this.current.state === 'journal_topic_unread') await this.check();
+    if (this.current?.state !== 'journal_rolled_back' && this.current?.state !== 'journal_diverged') await this.check();
     else await this.compare();
   }
 
   private settle(verdict: RollbackVerdict): RollbackVerdict {
-    const was = this.current.state;
+    const was = this.current?.state;
     this.current = verdict;
     if (verdict.state !== was) {
       if (verdict.state === 'consistent') this.log.log('the database\'s journal holds the journal topic\'s head: working');
@@ -106,7 +100,6 @@ export class JournalRollbackGuard implements OnModuleInit, OnApplicationShutdown
     if (verdict.state === 'consistent') {
       if (this.rechecking) void this.recheck.stop();
       this.rechecking = false;
-      for (const w of this.waiters.splice(0)) w();
     } else if (!this.rechecking) {
       this.rechecking = true;
       this.recheck.start();

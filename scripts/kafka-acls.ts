@@ -4,6 +4,7 @@
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type Admin } from 'kafkajs';
 import type { Topics } from '@arvis/contracts';
 import { ADMIN_READER_GROUP_PREFIX } from '../apps/authorizer/src/redrive-dead-letter/read-dead-letter';
+import { JOURNAL_HEAD_READER_GROUP_PREFIX } from '../libs/runtime/src/journal-head-group';
 
 /** The roles of the table; each is granted to one or more principals (`User:<name>`). */
 export const ACL_ROLES = ['authorizer', 'dispatcher', 'relay', 'producer', 'analyst'] as const;
@@ -41,6 +42,11 @@ export function aclTable({ topics, groups }: AclPlan): AclRule[] {
     topic(role, topics.decisionsDlq, ['Write'], 'relay: dead letters of unreadable or untrusted decisions'),
     topic(role, topics.intentsDlq, ['Write'], 'relay: dead letters of unreadable or untrusted intents'),
   ];
+  // Every process that works on the database reads the journal topic's head at start-up (ADR 0055).
+  const readsJournalHead = (role: AclRole) => [
+    topic(role, topics.journal, ['Read'], 'the rollback check reads the journal topic\'s head at start-up'),
+    group(role, JOURNAL_HEAD_READER_GROUP_PREFIX, ['Read', 'Delete'], 'the rollback check: throwaway groups, deleted after a read', true),
+  ];
   return [
     topic('authorizer', topics.decisions, ['Read', 'DescribeConfigs'], 'consumes decisions; retention reads its low watermarks and retention.ms'),
     topic('authorizer', topics.decisionsDlq, ['Read'], 'the admin API reads a dead letter to re-drive it'),
@@ -48,10 +54,13 @@ export function aclTable({ topics, groups }: AclPlan): AclRule[] {
     group('authorizer', ADMIN_READER_GROUP_PREFIX, ['Read', 'Delete'], 'the dead-letter reader: throwaway groups, deleted after a read', true),
     group('authorizer', groups.authorizer, ['Read'], 'its consumer group (offsets committed after the database commit)'),
     ...publishesOutbox('authorizer'),
+    ...readsJournalHead('authorizer'),
     topic('dispatcher', topics.intents, ['Read'], 'consumes intents; reads their end offsets (redelivery lag)'),
     group('dispatcher', groups.dispatcher, ['Read'], 'its consumer group'),
     ...publishesOutbox('dispatcher'),
+    ...readsJournalHead('dispatcher'),
     ...publishesOutbox('relay'),
+    ...readsJournalHead('relay'),
     topic('producer', topics.decisions, ['Write'], 'an agent sends decisions; nothing else'),
     topic('analyst', topics.journal, ['Read'], 'tail, verify --from-topic, the journal watcher'),
     topic('analyst', topics.decisionsDlq, ['Read'], 'the journal watcher reads dead letters'),

@@ -9,6 +9,8 @@ import { groupOf } from './support/environment';
 import { Harness } from './support/harness';
 import { DATA, ROOT } from './support/services';
 import { Stack } from './support/stack';
+import { adminApi } from './support/admin-api';
+import type { RunningApp } from './support/services';
 import { readDedupeFence } from '../apps/authorizer/src/prune-records/dedupe-fence';
 import { readRecord } from '../apps/authorizer/src/redrive-dead-letter/read-dead-letter';
 
@@ -63,6 +65,7 @@ function brokerErrorType(e: unknown): string | undefined {
 describe('the apps on a SASL (SCRAM over TLS) broker with ACLs, each as its own principal', () => {
   let stack: Stack;
   let h: Harness;
+  let authorizerApp: RunningApp;
 
   beforeAll(async () => {
     await kafkaScript('start-secure');
@@ -80,7 +83,7 @@ describe('the apps on a SASL (SCRAM over TLS) broker with ACLs, each as its own 
       },
       timeout: 60_000,
     });
-    await Promise.all([
+    [authorizerApp] = await Promise.all([
       stack.start('authorizer', 'authorizer', { env: saslEnv('authorizer') }),
       stack.start('dispatcher', 'dispatcher', { env: saslEnv('dispatcher') }),
     ]);
@@ -157,6 +160,58 @@ describe('the apps on a SASL (SCRAM over TLS) broker with ACLs, each as its own 
     expect(typeof fence === 'string' ? fence : { partitions: fence.lowWatermarks.size }).toEqual({ partitions: 6 });
     // Without the service's credentials (as both did before) the broker refuses.
     expect(typeof (await readDedupeFence({ brokers: BROKERS, security: { ssl: as('authorizer').ssl }, clientId: 'securekafka-anonymous' }, h.topics.decisions, 60_000))).toBe('string');
+  });
+
+  // A re-driven decision dead letter was enqueued to the decisions topic, which no outbox publisher
+  // may write: the broker refused every batch for authorization and the relay retried it for ever,
+  // holding back every row behind it. And a re-driven decision can never authenticate again (its
+  // token is not kept, or it had none), so the re-drive is not offered (ADR 0036).
+  it('refuses to re-drive a dead-lettered decision, and quarantines a row the broker refuses for authorization while the relay goes on', async () => {
+    const api = adminApi(authorizerApp);
+    const olga = await h.token({ principal: 'olga', tenant: 'acme', roles: ['admin'] });
+    const producer = createProducer(new Kafka({ brokers: BROKERS, ...as('producer'), clientId: 'securekafka-garbage-2', logLevel: logLevel.NOTHING }));
+    await producer.connect();
+    const [sent] = await producer.send({ topic: h.topics.decisions, acks: -1, messages: [{ key: 'sasl-redrive-run', value: 'not json either' }] }).finally(() => producer.disconnect());
+    // Any dead letter of a decision will do (an earlier test left one too): none may be re-driven.
+    let dead: { partition: number; offset: string } | undefined;
+    const admin = createKafka({ brokers: BROKERS, security: as('admin'), clientId: 'securekafka-dlq-offsets-2' }).admin();
+    await admin.connect();
+    try {
+      await h.waitUntil('the dead letter on its topic', async () => {
+        const offsets = await admin.fetchTopicOffsets(h.topics.decisionsDlq);
+        const total = offsets.reduce((n, o) => n + Number(BigInt(o.high) - BigInt(o.low)), 0);
+        const o = offsets.find((p) => BigInt(p.high) > BigInt(p.low));
+        dead = o && { partition: o.partition, offset: String(BigInt(o.high) - 1n) };
+        return total >= 1;
+      });
+    } finally {
+      await admin.disconnect();
+    }
+    expect(sent.errorCode).toBe(0);
+    expect(await api('POST', '/admin/dead-letters/redrive', olga, { dlq: 'decisions', ...dead! })).toMatchObject({ status: 409, body: { error: 'decision_not_redrivable' } });
+    // Discarding it is still offered.
+    expect(await api('POST', '/admin/dead-letters/discard', olga, { dlq: 'decisions', ...dead! })).toMatchObject({ status: 200, body: { disposition: 'discarded' } });
+
+    // A row to a topic this relay may not write (what the re-drive enqueued), then a decision.
+    const [refused] = await h.query<{ seq: string }>(
+      `INSERT INTO outbox (topic, message_key, payload) VALUES ($1, 'sasl-refused', '{"not":"allowed"}') RETURNING seq::text AS seq`,
+      [h.topics.decisions],
+    );
+    const [d] = await h.decisions('sasl-after-refusal', 1);
+    await h.client.send([d]);
+    const failedBefore = (await stack.relayStats(authorizerApp)) as { failedBatches?: number } | null;
+    await h.waitUntil('the row to be quarantined, or the relay to fail batch after batch', async () => {
+      const [row] = await h.query<{ quarantined: boolean }>('SELECT quarantined_at IS NOT NULL AS quarantined FROM outbox WHERE seq = $1::bigint', [refused.seq]);
+      const stats = (await stack.relayStats(authorizerApp)) as { failedBatches?: number } | null;
+      return row?.quarantined === true || (stats?.failedBatches ?? 0) >= (failedBefore?.failedBatches ?? 0) + 5;
+    });
+    const [row] = await h.query<{ reason: string | null }>('SELECT quarantine_reason AS reason FROM outbox WHERE seq = $1::bigint', [refused.seq]);
+    expect(row.reason).toMatch(/^broker_refused_authorization: /);
+    // The relay went on: the decision ran and nothing but the quarantined row is left.
+    await h.waitUntil('the decision to end', async () => (await h.finalRows([d.decisionId])).length === 1);
+    await h.waitUntil('the outbox to drain', async () => (await h.query('SELECT 1 FROM outbox WHERE quarantined_at IS NULL')).length === 0);
+    const [listed] = await h.query<{ n: string }>('SELECT count(*)::text AS n FROM outbox WHERE quarantined_at IS NOT NULL AND discarded_at IS NULL');
+    expect(listed.n).toBe('1');
   });
 
   it('creates topics as the admin (npm run topics) with the configured min.insync.replicas, and refuses a replication factor the brokers cannot meet', async () => {

@@ -35,7 +35,7 @@ describe('dead letters and quarantined outbox rows, by the operator', () => {
     return found!;
   };
 
-  it('re-drives a dead letter once and discards another once; a decision whose token is not kept cannot be re-driven', async () => {
+  it('re-drives an intent\'s dead letter once and discards a decision\'s once; a dead-lettered decision is never re-driven', async () => {
     // A token that is not valid yet (nbf in 3 s): dead-lettered as identity_invalid. Its copy keeps
     // only the token's SHA-256 (ADR 0035), so it cannot be sent again: its producer must resend.
     const now = Math.floor(Date.now() / 1000);
@@ -51,8 +51,17 @@ describe('dead letters and quarantined outbox rows, by the operator', () => {
     await h.client.send([d]);
     const dead = await deadLetterOf(d.decisionId);
     expect(JSON.parse(dead.value)).toMatchObject({ reasonCode: 'identity_invalid', decisionId: d.decisionId });
+    // An unreadable decision had no token the parser could find: sent again, it could not
+    // authenticate either. An unreadable intent can be sent again (here it is dead-lettered again).
     await h.produceRaw(h.topics.decisions, 'remedy-run', '{"not": "a decision"');
-    const malformed = async () => (await readWholeTopic(stack.env.brokers, h.topics.decisionsDlq)).filter((r) => r.value.includes('"reasonCode":"malformed_message"'));
+    let unreadableDecision: { partition: number; offset: string } | undefined;
+    await h.waitUntil('the unreadable decision\'s dead letter', async () => {
+      const r = (await readWholeTopic(stack.env.brokers, h.topics.decisionsDlq)).find((x) => x.value.includes('"reasonCode":"malformed_message"'));
+      unreadableDecision = r && { partition: r.partition, offset: r.offset };
+      return unreadableDecision !== undefined;
+    });
+    await h.produceRaw(h.topics.intents, 'remedy-run', '{"not": "an intent"');
+    const malformed = async () => (await readWholeTopic(stack.env.brokers, h.topics.intentsDlq)).filter((r) => r.value.includes('"reasonCode":"malformed_message"'));
     let junk: { partition: number; offset: string } | undefined;
     await h.waitUntil('the unreadable message\'s dead letter', async () => {
       junk = (await malformed())[0];
@@ -63,13 +72,14 @@ describe('dead letters and quarantined outbox rows, by the operator', () => {
     const at = { dlq: 'decisions', partition: dead.partition, offset: dead.offset };
     expect(await api('POST', '/admin/dead-letters/redrive', notAdmin, at)).toMatchObject({ status: 403, body: { error: 'forbidden' } });
     expect(await api('POST', '/admin/dead-letters/redrive', olga, { ...at, offset: '999999' })).toMatchObject({ status: 404, body: { error: 'not_found' } });
-    expect(await api('POST', '/admin/dead-letters/redrive', olga, at)).toMatchObject({ status: 409, body: { error: 'identity_not_kept' } });
+    expect(await api('POST', '/admin/dead-letters/redrive', olga, at)).toMatchObject({ status: 409, body: { error: 'decision_not_redrivable' } });
+    expect(await api('POST', '/admin/dead-letters/redrive', olga, { dlq: 'decisions', ...unreadableDecision! })).toMatchObject({ status: 409, body: { error: 'decision_not_redrivable' } });
 
-    // The unreadable message is sent again once (and dead-lettered again, being still unreadable).
-    const junkAt = { dlq: 'decisions', partition: junk!.partition, offset: junk!.offset };
+    // The unreadable intent is sent again once (and dead-lettered again, being still unreadable).
+    const junkAt = { dlq: 'intents', partition: junk!.partition, offset: junk!.offset };
     expect(await api('POST', '/admin/dead-letters/redrive', olga, { ...junkAt, note: 'the parser was fixed' })).toMatchObject({
       status: 200,
-      body: { disposition: 'redriven', sourceTopic: h.topics.decisions },
+      body: { disposition: 'redriven', sourceTopic: h.topics.intents },
     });
     expect(await api('POST', '/admin/dead-letters/redrive', olga, junkAt)).toMatchObject({ status: 409, body: { error: 'already_handled' } });
     await h.waitUntil('the re-driven message to come back to the DLQ', async () => (await malformed()).length === 2);

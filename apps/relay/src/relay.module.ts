@@ -9,7 +9,8 @@ export class RelayModule {
   static forRoot(config: RelayConfig): DynamicModule {
     return {
       module: RelayModule,
-      imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot(config)],
+      // It consumes and appends nothing: the rows it publishes were committed (ADR 0055).
+      imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot({ ...config, rollbackCheck: false })],
     };
   }
 }

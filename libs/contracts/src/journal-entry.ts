@@ -33,6 +33,8 @@ export const OperatorActionName = z.enum([
   'discard_quarantined',
   'rebind_store',
   'end_console_sessions',
+  // Contracts v6: the database, restored from an older dump, reconciled with the journal topic (ADR 0055).
+  'reconcile_rollback',
 ]);
 export type OperatorActionName = z.infer<typeof OperatorActionName>;
 

@@ -12,7 +12,7 @@ export const SPEC_VERSION = 1 as const;
 // v4: the non-final kind `operator_action` with `operator` and `action` (ADR 0036), and the
 // optional `identitySha256` on DLQ records (ADR 0035); no new code.
 // v5: the operator act `end_console_sessions` (ADR 0037); no new code.
-// v6: the non-final kind `late_tool_result` (ADR 0056); no new code.
+// v6: the non-final kind `late_tool_result` (ADR 0056) and the operator act `reconcile_rollback` (ADR 0055); no new code.
 export const REASON_CODES_VERSION = 6 as const;
 
 export const ReasonCode = z.enum([

@@ -5,7 +5,7 @@ import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
 import { traceIdOf, type TraceCarrier } from '@arvis/tracing';
 import type { JournalDraft } from './entries';
 
-interface JournalRow {
+export interface JournalRow {
   journalSeq: bigint;
   entry: JournalEntry;
   unhashed: string;
@@ -96,7 +96,7 @@ export async function chainJournal(tx: Tx, drafts: readonly JournalDraft[], jour
 }
 
 /** The entries and the head's move in one statement; both row counts are checked. */
-async function insertAndMoveHead(tx: Tx, rows: JournalRow[], lastSeq: bigint, lastHash: string): Promise<void> {
+export async function insertAndMoveHead(tx: Tx, rows: JournalRow[], lastSeq: bigint, lastHash: string): Promise<void> {
   const u = unnestOf(JOURNAL_COLUMNS, rows);
   const n = u.params.length;
   const [done] = await tx.$queryRawUnsafe<{ inserted: number; moved: number }[]>(

@@ -18,3 +18,15 @@ export {
   type ResultFields,
 } from './entries';
 export { checkpointDue, CHECKPOINT_LOCK_KEY, JournalCheckpointer, type CheckpointPolicy } from './checkpoint-journal';
+export {
+  lostEntriesOf,
+  readDatabaseHead,
+  restoreLostEntries,
+  rollbackVerdict,
+  topicHeadsOf,
+  type DatabaseHead,
+  type LostEntries,
+  type LostEntry,
+  type RollbackVerdict,
+  type TopicHead,
+} from './journal-rollback';

@@ -3,6 +3,8 @@ export {
   createProducer,
   KafkaPublisher,
   isTooLargeError,
+  sendRefusalOf,
+  type SendRefusal,
   toInboundHeaders,
   type InboundMessage,
   type KafkaConnection,
@@ -14,5 +16,6 @@ export {
 export { isolatedPattern, KafkaBatchTransport, type KafkaBatch, type KafkaBatchTransportOptions } from './kafka-batch.transport';
 export { settleSlice, SettleStopped, type IsolatedMessage, type SettleOptions } from './settle-slice';
 export { isTransientFault, retryWhileTransient } from './transient-fault';
+export { readTopic, type ReadRecord, type ReadTopicOptions } from './read-topic';
 export { ensureTopics, type TopicPlan } from './topics';
 export { PassErrorsToTransport } from './pass-errors-to-transport.filter';

@@ -32,6 +32,11 @@ export interface KafkaBatchTransportOptions {
   isTransient?: (error: unknown) => boolean;
   /** Where the default isolation sends a message's DLQ record (default: `<topic>.dlq`). */
   deadLetterTopic?: (sourceTopic: string) => string;
+  /**
+   * While closed, no slice is handled (its partition waits, heart-beating, nothing committed): the
+   * service's rollback check (ADR 0055). Looked at once per slice.
+   */
+  gate?: { readonly open: boolean };
 }
 
 /**
@@ -193,7 +198,10 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
   ): Promise<boolean> {
     const slice = { isolated: false };
     try {
-      await this.withHeartbeat(round.heartbeat, () => this.settle(pattern, handler, messages, round.heartbeat, round.stopped, slice));
+      await this.withHeartbeat(round.heartbeat, async () => {
+        if (!(await this.gateOpened(round.stopped))) throw new SettleStopped();
+        await this.settle(pattern, handler, messages, round.heartbeat, round.stopped, slice);
+      });
     } catch (e) {
       if (e instanceof SettleStopped) return false;
       throw e;
@@ -203,6 +211,18 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     const next = { topic, partition, offset: (BigInt(last) + 1n).toString() };
     await (slice.isolated || this.closing ? this.commits!.now(next) : this.commits!.later(next));
     await round.heartbeat();
+    return true;
+  }
+
+  /** Waits while the gate is closed; false if the consumer stops meanwhile. */
+  private async gateOpened(stopped: () => boolean): Promise<boolean> {
+    const gate = this.options.gate;
+    if (!gate || gate.open) return true;
+    this.log.warn('not handling messages: the rollback check refuses (see /health/ready)');
+    while (!gate.open) {
+      if (stopped()) return false;
+      await sleep(500);
+    }
     return true;
   }
 

@@ -120,16 +120,32 @@ export class KafkaPublisher {
 }
 
 const TOO_LARGE_TYPES = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE']);
+/** The broker's ACLs refuse this principal the topic: sending the same rows again cannot succeed until an operator acts. */
+const AUTHORIZATION_TYPES = new Set(['TOPIC_AUTHORIZATION_FAILED']);
+
+/** Why the broker refused a send for good: the bytes (`too_large`) or the topic (`authorization`). */
+export type SendRefusal = 'too_large' | 'authorization';
+
+/**
+ * Whether a failed send is one the broker will refuse every time, and why; null for anything else
+ * (an outage, a lost leader, a failed login: those pass, or concern every row alike). kafkajs
+ * wraps the broker's error in retry errors.
+ */
+export function sendRefusalOf(e: unknown): SendRefusal | null {
+  for (let cur = e as { type?: unknown; cause?: unknown } | undefined, depth = 0; cur && depth < 8; cur = cur.cause as typeof cur, depth++) {
+    if (typeof cur.type !== 'string') continue;
+    if (TOO_LARGE_TYPES.has(cur.type)) return 'too_large';
+    if (AUTHORIZATION_TYPES.has(cur.type)) return 'authorization';
+  }
+  return null;
+}
 
 /**
  * True if the broker refused a send because a message or record batch was too large: sending
- * the same bytes again can never succeed. kafkajs wraps the broker's error in retry errors.
+ * the same bytes again can never succeed.
  */
 export function isTooLargeError(e: unknown): boolean {
-  for (let cur = e as { type?: unknown; cause?: unknown } | undefined, depth = 0; cur && depth < 8; cur = cur.cause as typeof cur, depth++) {
-    if (typeof cur.type === 'string' && TOO_LARGE_TYPES.has(cur.type)) return true;
-  }
-  return false;
+  return sendRefusalOf(e) === 'too_large';
 }
 
 export type { Consumer, Kafka, Producer };

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Client, Pool, type PoolClient } from 'pg';
 import type { RelaySettings } from '@arvis/config';
-import { isTooLargeError, type KafkaPublisher, type OutboundMessage } from '@arvis/kafka';
+import { sendRefusalOf, type KafkaPublisher, type OutboundMessage, type SendRefusal } from '@arvis/kafka';
 import { handlePoolErrors, preparedQuery } from '@arvis/persistence';
 import { endSpan, SpanKind, Tracing, withTraceHeaders, type Span, type TraceCarrier } from '@arvis/tracing';
 import { planBatch } from './plan-batch';
@@ -227,8 +227,9 @@ export class OutboxRelay {
     try {
       await this.send(rows);
     } catch (e) {
-      if (!isTooLargeError(e)) throw e;
-      return { published: 0, quarantined: quarantined + (await this.refusedAsTooLarge(client, rows, e as Error)), more: true };
+      const refusal = sendRefusalOf(e);
+      if (!refusal) throw e;
+      return { published: 0, quarantined: quarantined + (await this.refusedForGood(client, rows, refusal, e as Error)), more: true };
     }
     if (this.settings.crashAfterPublish) {
       // Fault point: the broker has the messages, the rows are still in the outbox.
@@ -279,17 +280,20 @@ export class OutboxRelay {
   }
 
   /**
-   * The broker refused the send as too large although it was within our limits (its own limit is
-   * lower). A single row is quarantined. Several rows: the broker may have stored the other
-   * partitions' share, which we cannot tell apart, so nothing is deleted and the rows up to the
-   * last one are sent one at a time, which finds the culprit.
+   * The broker refused the send for good: as too large although within our limits (its own limit
+   * is lower), or for authorization (this principal may not write one of the topics: an ACL
+   * missing, or a row for a topic no publisher may write). Retried, it would be refused for ever
+   * and hold back every row behind it. A single row is quarantined, with why; the operator
+   * releases it once the cause is fixed (docs/operations.md). Several rows: the broker may have
+   * stored the other partitions' share, which we cannot tell apart, so nothing is deleted and
+   * the rows up to the last one are sent one at a time, which finds the culprit.
    */
-  private async refusedAsTooLarge(client: PoolClient, rows: OutboxRecord[], e: Error): Promise<number> {
+  private async refusedForGood(client: PoolClient, rows: OutboxRecord[], refusal: SendRefusal, e: Error): Promise<number> {
     if (rows.length === 1) {
-      return this.quarantine(client, rows[0].seq, `broker_refused: ${e.message}`);
+      return this.quarantine(client, rows[0].seq, `${refusal === 'authorization' ? 'broker_refused_authorization' : 'broker_refused'}: ${e.message}`);
     }
     this.isolateThrough = BigInt(rows[rows.length - 1].seq);
-    this.log.warn(`broker refused a send of ${rows.length} rows as too large; sending them one at a time: ${e.message}`);
+    this.log.warn(`broker refused a send of ${rows.length} rows (${refusal === 'authorization' ? 'not authorized for a topic' : 'too large'}); sending them one at a time: ${e.message}`);
     return 0;
   }
 

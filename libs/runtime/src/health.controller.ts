@@ -1,8 +1,9 @@
-import { Controller, Get, HttpStatus, Header, Logger } from '@nestjs/common';
+import { Controller, Get, HttpStatus, Header, Logger, Res } from '@nestjs/common';
 import { ApiError } from './http-errors';
 import { collectDefaultMetrics, Gauge } from 'prom-client';
 import { MetricsRegistry } from './metrics-registry';
 import { ServiceRuntime } from './service-runtime';
+import { describeVerdict, JournalRollbackGuard } from './journal-rollback-guard';
 
 /** How often the event-loop delay is sampled (prom-client's `nodejs_eventloop_lag_*`). */
 export const EVENT_LOOP_SAMPLE_MS = 100;
@@ -14,6 +15,7 @@ export class HealthController {
   constructor(
     private readonly runtime: ServiceRuntime,
     private readonly registry: MetricsRegistry,
+    private readonly rollback: JournalRollbackGuard,
   ) {
     // The event-loop delay histogram samples on a libuv timer: at prom-client's default 10 ms it
     // woke an idle process 100 times a second (ADR 0059); 100 ms still shows a loop that stalls.
@@ -51,7 +53,14 @@ export class HealthController {
   }
 
   @Get('health/ready')
-  async ready(): Promise<Record<string, unknown>> {
+  async ready(@Res({ passthrough: true }) res: { status(code: number): unknown }): Promise<Record<string, unknown>> {
+    const verdict = this.rollback.verdict;
+    if (verdict.state !== 'consistent') {
+      // Refusing to work, and saying why (ADR 0055): the verdict's code and its facts.
+      res.status(HttpStatus.SERVICE_UNAVAILABLE);
+      const { state, ...facts } = verdict;
+      return { statusCode: HttpStatus.SERVICE_UNAVAILABLE, error: state, message: describeVerdict(verdict), service: this.runtime.settings.service, ...(state === 'journal_topic_unread' ? {} : { rollback: facts }) };
+    }
     try {
       const outbox = await this.runtime.outboxDepth();
       // Quarantined rows do not make the service unready (the relay goes on); they are shown here.

@@ -8,3 +8,5 @@ export { RuntimeModule } from './runtime.module';
 export { ApiError, PublicErrorFilter, publicErrorBody, errorCodeOf, type PublicErrorBody } from './http-errors';
 export { isApiPath, isManagementPath, routePrefixes } from './http-surface';
 export { byAddress, byCredentialOrAddress, RateLimitGuard } from './rate-limit.guard';
+export { describeVerdict, JournalRollbackGuard } from './journal-rollback-guard';
+export { JOURNAL_HEAD_READER_GROUP_PREFIX } from './journal-head-group';

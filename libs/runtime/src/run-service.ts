@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplication, Type } from '@nestjs/common';
 import { ConfigError, describeKafkaSecurity } from '@arvis/config';
@@ -9,6 +9,7 @@ import { PublicErrorFilter } from './http-errors';
 import { portGate, securityHeaders } from './http-surface';
 import { PinoLogger } from './pino-logger';
 import { ServiceRuntime } from './service-runtime';
+import { describeVerdict, JournalRollbackGuard } from './journal-rollback-guard';
 
 export interface RunServiceOptions<C> {
   service: string;
@@ -42,6 +43,10 @@ export async function startInOrder(app: INestApplication, startRelay: () => Prom
   await app.init();
   await startRelay();
   await app.startAllMicroservices();
+  await listen(app, ports, host);
+}
+
+async function listen(app: INestApplication, ports: Ports, host: string): Promise<void> {
   if (ports.api === undefined) return void (await app.listen(ports.management, host));
   await app.listen(ports.api, host);
   // The same application on a second listener; the port gate keeps each path to its port.
@@ -79,6 +84,8 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
   (app.getHttpAdapter().getInstance() as { set(name: string, value: unknown): void }).set('trust proxy', opts.trustProxy?.(config) ?? false);
   app.use(portGate(ports.management, opts.apiRoutes ?? []));
   app.use(securityHeaders());
+  const guard = app.get(JournalRollbackGuard);
+  app.use(refuseWhileRolledBack(guard));
   app.useGlobalFilters(new PublicErrorFilter());
   let fatal = false;
   const topics = opts.topics(config);
@@ -90,6 +97,8 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
         topics,
         maxSliceSize: opts.maxSliceSize(config),
         dlqMaxRawBytes: opts.dlqMaxRawBytes(config),
+        // No slice is handled while the database is behind the journal topic (ADR 0055).
+        gate: guard,
         onFatal: (error) => {
           if (fatal) return;
           fatal = true;
@@ -109,4 +118,23 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
   // Which principal this process acts as (never the password): the broker's ACLs are per principal.
   logger.log(`Kafka ${kafka.brokers.join(',')}: ${describeKafkaSecurity(kafka.security)}`, 'Bootstrap');
   return app;
+}
+
+/** The one act served while the database is behind the journal topic, besides reads. */
+const RECONCILE_PATH = '/admin/store/reconcile-rollback';
+
+/**
+ * While the rollback check refuses (ADR 0055), every request that could change something (and so
+ * append to the journal, whose chain would fork from the topic's) is answered 503 with the
+ * verdict's code; reads and the operator's reconcile act go through.
+ */
+export function refuseWhileRolledBack(guard: JournalRollbackGuard) {
+  return (req: IncomingMessage, res: ServerResponse, next: () => void) => {
+    if (guard.open || req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
+    if ((req.url ?? '').split('?')[0] === RECONCILE_PATH) return next();
+    const verdict = guard.verdict;
+    res.statusCode = 503;
+    res.setHeader('content-type', 'application/json; charset=utf-8');
+    res.end(JSON.stringify({ statusCode: 503, error: verdict.state, message: describeVerdict(verdict) }));
+  };
 }

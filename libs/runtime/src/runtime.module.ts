@@ -2,11 +2,13 @@ import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { TracingModule } from '@arvis/tracing';
 import { HealthController } from './health.controller';
 import { MetricsRegistry } from './metrics-registry';
+import { JournalRollbackGuard } from './journal-rollback-guard';
 import { SERVICE_SETTINGS, ServiceRuntime, type ServiceSettings } from './service-runtime';
 
 /**
  * What every service runs beside its own work: the in-process outbox relay (when enabled), the
- * metrics registry, the tracer (TracingModule), and the health and metrics endpoints. Needs
+ * metrics registry, the tracer (TracingModule), the health and metrics endpoints, and the check
+ * that the database's journal is not behind the journal topic (ADR 0055). Needs
  * PersistenceModule.
  */
 @Global()
@@ -17,8 +19,8 @@ export class RuntimeModule {
       module: RuntimeModule,
       imports: [TracingModule.forRoot(settings.tracing, `arvis-${settings.service}`)],
       controllers: [HealthController],
-      providers: [{ provide: SERVICE_SETTINGS, useValue: settings }, ServiceRuntime, MetricsRegistry],
-      exports: [SERVICE_SETTINGS, ServiceRuntime, MetricsRegistry],
+      providers: [{ provide: SERVICE_SETTINGS, useValue: settings }, ServiceRuntime, MetricsRegistry, JournalRollbackGuard],
+      exports: [SERVICE_SETTINGS, ServiceRuntime, MetricsRegistry, JournalRollbackGuard],
     };
   }
 }

@@ -19,6 +19,11 @@ export interface ServiceSettings {
   /** The journal topic, where checkpoints go; needed only with `checkpoint`. */
   topics?: { journal: string };
   tracing: TracingSettings;
+  /**
+   * Whether this process compares the database's journal with the journal topic before it works
+   * (ADR 0055); default yes. The standalone relay consumes and appends nothing: off there.
+   */
+  rollbackCheck?: boolean;
 }
 
 /**

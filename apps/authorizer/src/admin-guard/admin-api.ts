@@ -1,5 +1,7 @@
 import { AccessController } from '../administer-access/access.controller';
 import { AdministerAccessService } from '../administer-access/administer-access.service';
+import { RollbackController } from '../reconcile-rollback/rollback.controller';
+import { ReconcileRollbackService } from '../reconcile-rollback/reconcile-rollback.service';
 import { StoreController } from '../rebind-store/store.controller';
 import { RebindStoreService } from '../rebind-store/rebind-store.service';
 import { DeadLettersController } from '../redrive-dead-letter/dead-letters.controller';
@@ -11,7 +13,7 @@ import { ResolveUnknownEffectService } from '../resolve-unknown-effect/resolve-u
 import { AdminGuard } from './admin.guard';
 
 // The admin API under /admin (ADR 0036), registered in the authorizer module as one block.
-export const ADMIN_CONTROLLERS = [AccessController, UnknownEffectsController, DeadLettersController, QuarantinedController, StoreController];
+export const ADMIN_CONTROLLERS = [AccessController, UnknownEffectsController, DeadLettersController, QuarantinedController, StoreController, RollbackController];
 export const ADMIN_PROVIDERS = [
   AdminGuard,
   AdministerAccessService,
@@ -19,4 +21,5 @@ export const ADMIN_PROVIDERS = [
   RedriveDeadLetterService,
   ReleaseQuarantinedService,
   RebindStoreService,
+  ReconcileRollbackService,
 ];

@@ -3,7 +3,7 @@ import { Pool } from 'pg';
 import { Counter } from 'prom-client';
 import { RetentionPruner, type DedupeFence, type PruneCounts } from '@arvis/lifecycle';
 import { handlePoolErrors } from '@arvis/persistence';
-import { MetricsRegistry, PeriodicTask } from '@arvis/runtime';
+import { MetricsRegistry, JournalRollbackGuard, PeriodicTask } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { readDedupeFence } from './dedupe-fence';
 
@@ -28,6 +28,7 @@ export class PruneRecordsService implements OnApplicationBootstrap, OnModuleDest
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     metrics: MetricsRegistry,
+    private readonly rollback: JournalRollbackGuard,
   ) {
     this.pruned = new Counter({ name: 'arvis_retention_pruned_rows_total', help: 'Rows deleted by retention, by table', labelNames: ['table'], registers: [metrics] });
     this.dedupeHeld = new Counter({ name: 'arvis_retention_dedupe_held_total', help: 'Passes that kept every dedupe row (what the decisions topic can still deliver could not be read)', registers: [metrics] });
@@ -35,7 +36,8 @@ export class PruneRecordsService implements OnApplicationBootstrap, OnModuleDest
     if (!r.enabled) return;
     this.pool = handlePoolErrors(new Pool({ connectionString: config.database.url, max: 1, application_name: 'arvis-retention' }), 'retention', (m) => this.log.warn(m));
     this.pruner = new RetentionPruner(this.pool, { decisionsMs: r.decisionsMs, dedupeMs: r.dedupeMs, batch: r.batch });
-    this.task = new PeriodicTask('retention', r.intervalMs, () => this.pass(), this.log);
+    // Not while the database is behind the journal topic (ADR 0055).
+    this.task = new PeriodicTask('retention', r.intervalMs, () => (this.rollback.open ? this.pass() : Promise.resolve()), this.log);
   }
 
   onApplicationBootstrap(): void {

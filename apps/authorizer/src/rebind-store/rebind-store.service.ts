@@ -2,6 +2,8 @@ import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { Sha256Hex } from '@arvis/contracts';
 import { PrismaService, readAcceptedStores, StoreFingerprint } from '@arvis/persistence';
+import { describeVerdict, JournalRollbackGuard } from '@arvis/runtime';
+import type { RollbackVerdict } from '@arvis/journal';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { refusal, type AdminOutcome, type Operator } from '../admin-guard/admin-http';
 import { journalOperatorAct, type JournaledAct } from '../admin-guard/operator-journal';
@@ -18,6 +20,8 @@ export interface StoreView {
   accepted: string[];
   /** Fingerprints in stored receipts that this store does not accept, with their intents still in flight. */
   foreign: { fingerprint: string; intents: number; inFlight: number }[];
+  /** Only while the database's journal is behind (or forked from) the journal topic (ADR 0055). */
+  rollback?: Exclude<RollbackVerdict, { state: 'consistent' }>;
 }
 
 /**
@@ -35,6 +39,7 @@ export class RebindStoreService {
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly prisma: PrismaService,
     private readonly store: StoreFingerprint,
+    private readonly rollback: JournalRollbackGuard,
   ) {}
 
   async view(): Promise<StoreView> {
@@ -45,11 +50,21 @@ export class RebindStoreService {
       FROM intents i LEFT JOIN capabilities c ON c.capability_id = i.capability_id
       WHERE NOT (i.store_fingerprint = ANY(${[...accepted]}::text[]))
       GROUP BY i.store_fingerprint ORDER BY i.store_fingerprint`;
-    return { fingerprint: this.store.value, accepted: [...accepted].sort(), foreign: foreign.map((f) => ({ fingerprint: f.fingerprint, intents: f.intents, inFlight: f.in_flight })) };
+    const verdict = this.rollback.verdict;
+    return {
+      fingerprint: this.store.value,
+      accepted: [...accepted].sort(),
+      foreign: foreign.map((f) => ({ fingerprint: f.fingerprint, intents: f.intents, inFlight: f.in_flight })),
+      ...(verdict.state === 'consistent' ? {} : { rollback: verdict }),
+    };
   }
 
   async rebind(operator: Operator, body: RebindBody): Promise<AdminOutcome<JournaledAct & { fingerprint: string; reboundFrom: string }>> {
     const own = this.store.value;
+    // A database restored from an older dump holds capabilities the topic shows used: accepting
+    // its receipts would run them again. Reconciled first (ADR 0055); the topic is read again here.
+    const verdict = await this.rollback.check();
+    if (verdict.state !== 'consistent') return { ok: false, ...refusal(HttpStatus.SERVICE_UNAVAILABLE, verdict.state, describeVerdict(verdict)) };
     if (body.fromFingerprint === own) return { ok: false, ...refusal(HttpStatus.CONFLICT, 'same_store', 'that is this store\'s own fingerprint: it was not restored elsewhere') };
     const done = await this.prisma.tx(async (tx) => {
       const inserted = await tx.$executeRaw`

@@ -24,8 +24,8 @@ export interface DeadLetterAct extends JournaledAct {
 }
 
 /**
- * Re-drives a dead letter (its original message sent again, byte for byte, to the topic it came
- * from, through the outbox) or discards it (ADR 0036). A DLQ record cannot be changed, so what
+ * Re-drives a dead letter of an intent (its original message sent again, byte for byte, to the
+ * topic it came from, through the outbox) or discards a dead letter of either kind (ADR 0036). A DLQ record cannot be changed, so what
  * happened to it is a row of `dead_letter_dispositions`, keyed by where it is: inserted once, in
  * the transaction that enqueues the message and journals the act. A second re-drive or discard
  * of the same record is refused.
@@ -42,6 +42,16 @@ export class RedriveDeadLetterService {
     const [dlqTopic, sourceTopic] = body.dlq === 'decisions' ? [topics.decisionsDlq, topics.decisions] : [topics.intentsDlq, topics.intents];
     const found: TopicRecord | null = await readRecord(this.config.kafka, dlqTopic, body.partition, body.offset);
     if (!found) return { ok: false, ...refusal(HttpStatus.NOT_FOUND, 'not_found', `no record at ${dlqTopic}[${body.partition}]@${body.offset}`) };
+    // A decision sent again would never authenticate: its token is not kept at rest (ADR 0035),
+    // only its SHA-256, or it had none the parser could find. And no outbox publisher may write
+    // the decisions topic (the ACL table): on a secured broker the re-driven row was refused for
+    // ever. So a dead-lettered decision is not re-driven; its producer sends it again.
+    if (body.dlq === 'decisions' && to === 'redriven') {
+      return {
+        ok: false,
+        ...refusal(HttpStatus.CONFLICT, 'decision_not_redrivable', 'a dead-lettered decision is never sent again (it would not authenticate): its producer sends it again with a valid token; discard the record'),
+      };
+    }
     const checked = checkRedrivable(found.value, sourceTopic);
     // A record that cannot be sent again can still be discarded, if it is a dead letter at all.
     if (!checked.ok && (to === 'redriven' || checked.why === 'not_a_dead_letter')) {

@@ -3,7 +3,7 @@ import { commitment } from '@arvis/crypto';
 import { appendJournal, decisionRefusalEntry } from '@arvis/journal';
 import { ConfirmationStore } from '@arvis/lifecycle';
 import { PrismaService } from '@arvis/persistence';
-import { PeriodicTask } from '@arvis/runtime';
+import { JournalRollbackGuard, PeriodicTask } from '@arvis/runtime';
 import type { Decision } from '../authorize-decision/authorization.types';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { DecisionPipeline } from '../decision-pipeline/decision-pipeline.service';
@@ -28,8 +28,10 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
     private readonly pipeline: DecisionPipeline,
     private readonly confirmations: ConfirmationStore,
     private readonly verifier: VerifyIdentityService,
+    private readonly rollback: JournalRollbackGuard,
   ) {
-    this.task = new PeriodicTask('confirmation', config.confirmations.pollMs, () => this.pass(), this.log);
+    // Not while the database is behind the journal topic (ADR 0055).
+    this.task = new PeriodicTask('confirmation', config.confirmations.pollMs, () => (this.rollback.open ? this.pass() : Promise.resolve()), this.log);
   }
 
   onApplicationBootstrap(): void {

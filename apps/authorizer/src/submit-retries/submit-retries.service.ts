@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { commitment } from '@arvis/crypto';
 import { PrismaService, type Tx } from '@arvis/persistence';
-import { PeriodicTask } from '@arvis/runtime';
+import { JournalRollbackGuard, PeriodicTask } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { DecisionPipeline } from '../decision-pipeline/decision-pipeline.service';
 import { keptIdentity } from '../decision-pipeline/kept-identity';
@@ -36,8 +36,10 @@ export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDes
     private readonly prisma: PrismaService,
     private readonly pipeline: DecisionPipeline,
     private readonly verifier: VerifyIdentityService,
+    private readonly rollback: JournalRollbackGuard,
   ) {
-    this.task = new PeriodicTask('retry submission', config.retryPollMs, () => this.pass(), this.log);
+    // Not while the database is behind the journal topic (ADR 0055).
+    this.task = new PeriodicTask('retry submission', config.retryPollMs, () => (this.rollback.open ? this.pass() : Promise.resolve()), this.log);
   }
 
   onApplicationBootstrap(): void {

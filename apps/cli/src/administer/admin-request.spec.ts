@@ -28,6 +28,7 @@ describe('an admin command line as an admin API request', () => {
     expect(adminRequestOf('discard-quarantined', ['17'], { note: 'stale' }).path).toBe('/admin/outbox/17/discard');
     expect(adminRequestOf('store', [], {})).toEqual({ method: 'GET', path: '/admin/store' });
     expect(adminRequestOf('rebind-store', ['a'.repeat(64)], { note: 'restore of 2 Dec' }).body).toEqual({ fromFingerprint: 'a'.repeat(64), note: 'restore of 2 Dec' });
+    expect(adminRequestOf('reconcile-rollback', [], { note: 'restore of 2 Dec' })).toEqual({ method: 'POST', path: '/admin/store/reconcile-rollback', body: { note: 'restore of 2 Dec' } });
   });
 
   it.each([
@@ -43,6 +44,7 @@ describe('an admin command line as an admin API request', () => {
     ['a dead letter at a negative offset', 'discard-dead-letter', ['intents', '0', '-1'], {}],
     ['a quarantined row by name', 'release-quarantined', ['latest'], {}],
     ['a rebind without a note', 'rebind-store', ['a'.repeat(64)], {}],
+    ['a reconcile without a note', 'reconcile-rollback', [], {}],
   ])('refuses %s', (_what, action, rest, options) => {
     expect(() => adminRequestOf(action, rest, options)).toThrow(AdminUsage);
   });

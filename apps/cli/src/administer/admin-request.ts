@@ -32,6 +32,7 @@ export const ADMIN_ACTIONS = [
   'discard-quarantined',
   'store',
   'rebind-store',
+  'reconcile-rollback',
 ] as const;
 
 export const ADMIN_USAGE = `  admin revoke-session (--session-id S | --session-hash H) [--note N]
@@ -41,11 +42,15 @@ export const ADMIN_USAGE = `  admin revoke-session (--session-id S | --session-h
   admin allow-egress|deny-egress <tenant> <provider> [--note N]
   admin resolve-effect <decisionId> --outcome completed|not-happened --note N
                     after checking the outside world: the effect_state_unknown happened, or not
-  admin redrive-dead-letter|discard-dead-letter <decisions|intents> <partition> <offset> [--note N]
+  admin redrive-dead-letter intents <partition> <offset> [--note N]
+                    a dead-lettered decision is never re-driven (409 decision_not_redrivable): its producer resends it
+  admin discard-dead-letter <decisions|intents> <partition> <offset> [--note N]
   admin release-quarantined|discard-quarantined <outboxSeq> [--note N]
   admin store       this store's fingerprint, those it accepts, and foreign ones its intents name
   admin rebind-store <previousFingerprint> --note N
-                    after a restore into another cluster or database (docs/operations.md)`;
+                    after a restore into another cluster or database (docs/operations.md)
+  admin reconcile-rollback --note N
+                    after a restore from a dump older than the journal topic's head (docs/operations.md)`;
 
 /** Thrown for a command line that names no valid admin request. */
 export class AdminUsage extends Error {}
@@ -117,6 +122,9 @@ export function adminRequestOf(action: string, rest: string[], o: AdminOptions):
       const [fromFingerprint] = args(action, rest, ['previousFingerprint']);
       return { method: 'POST', path: '/admin/store/rebind', body: { fromFingerprint, note: needNote(action, o.note) } };
     }
+    case 'reconcile-rollback':
+      args(action, rest, []);
+      return { method: 'POST', path: '/admin/store/reconcile-rollback', body: { note: needNote(action, o.note) } };
     default:
       throw new AdminUsage(`unknown admin action: ${action} (one of ${ADMIN_ACTIONS.join(', ')})`);
   }

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { appendJournal, toolResultEntry } from '@arvis/journal';
 import { ConfirmationStore, EffectStore, type LostEffect } from '@arvis/lifecycle';
 import { PrismaService, type Tx } from '@arvis/persistence';
-import { PeriodicTask } from '@arvis/runtime';
+import { JournalRollbackGuard, PeriodicTask } from '@arvis/runtime';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import { DeduplicateEffectsService } from '../deduplicate-effects/deduplicate-effects.service';
 import { storedFactsOf } from '../dispatch-intents/stored-facts';
@@ -46,8 +46,10 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
     private readonly dedupe: DeduplicateEffectsService,
     private readonly redelivery: RedeliverIntentsService,
     private readonly reconciler: ReconcileEffectsService,
+    private readonly rollback: JournalRollbackGuard,
   ) {
-    this.task = new PeriodicTask('recovery', config.recovery.intervalMs, () => this.pass(), this.log);
+    // Not while the database is behind the journal topic (ADR 0055).
+    this.task = new PeriodicTask('recovery', config.recovery.intervalMs, () => (this.rollback.open ? this.pass() : Promise.resolve()), this.log);
   }
 
   onApplicationBootstrap(): void {

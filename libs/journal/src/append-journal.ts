@@ -1,7 +1,7 @@
 import { chainLink } from '@arvis/crypto';
 import { isFinalKind, JournalEntryDraftSchema, SPEC_VERSION, type JournalEntry } from '@arvis/contracts';
 import { unnestOf, type ColumnMap, type Tx } from '@arvis/persistence';
-import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
+import { outboxInsert, type OutboxRow } from '@arvis/outbox';
 import { traceIdOf, type TraceCarrier } from '@arvis/tracing';
 import type { JournalDraft } from './entries';
 
@@ -60,9 +60,9 @@ function stamp(drafts: readonly JournalDraft[], recordedAt: string) {
  * column, never in the hashed entry text (ADR 0028).
  */
 export async function appendJournal(tx: Tx, drafts: readonly JournalDraft[], journalTopic: string): Promise<JournalEntry[]> {
-  const { entries, outbox } = await chainJournal(tx, drafts, journalTopic);
-  await enqueueOutbox(tx, outbox);
-  return entries;
+  // The topic copies go in with the entries and the head's move: one statement fewer while the
+  // head is locked.
+  return (await chainJournal(tx, drafts, journalTopic, true)).entries;
 }
 
 /**
@@ -71,7 +71,7 @@ export async function appendJournal(tx: Tx, drafts: readonly JournalDraft[], jou
  * authorizer's slice, ADR 0049), still inside the transaction that holds the head lock, so they
  * take outbox positions in chain order.
  */
-export async function chainJournal(tx: Tx, drafts: readonly JournalDraft[], journalTopic: string): Promise<{ entries: JournalEntry[]; outbox: OutboxRow[] }> {
+export async function chainJournal(tx: Tx, drafts: readonly JournalDraft[], journalTopic: string, enqueueCopies = false): Promise<{ entries: JournalEntry[]; outbox: OutboxRow[] }> {
   if (drafts.length === 0) return { entries: [], outbox: [] };
   const head = await tx.$queryRaw<{ last_seq: bigint; last_hash: string; chain: string; db_now: Date }[]>`
     SELECT last_seq, last_hash, chain, now() AS db_now FROM journal_head WHERE id = 1 FOR UPDATE`;
@@ -91,22 +91,27 @@ export async function chainJournal(tx: Tx, drafts: readonly JournalDraft[], jour
     rows.push({ journalSeq: seq, entry, unhashed: canonical, trace });
     prevHash = hash;
   }
-  await insertAndMoveHead(tx, rows, seq, prevHash);
-  return { entries, outbox: rows.map((r) => ({ topic: journalTopic, key: r.entry.runId, payload: JSON.stringify(r.entry), traceContext: r.trace })) };
+  const outbox = rows.map((r): OutboxRow => ({ topic: journalTopic, key: r.entry.runId, payload: JSON.stringify(r.entry), traceContext: r.trace }));
+  await insertAndMoveHead(tx, rows, seq, prevHash, enqueueCopies ? outbox : []);
+  return { entries, outbox: enqueueCopies ? [] : outbox };
 }
 
-/** The entries and the head's move in one statement; both row counts are checked. */
-export async function insertAndMoveHead(tx: Tx, rows: JournalRow[], lastSeq: bigint, lastHash: string): Promise<void> {
+/** The entries, the head's move and (when given) the entries' topic copies in one statement; every row count is checked. */
+export async function insertAndMoveHead(tx: Tx, rows: JournalRow[], lastSeq: bigint, lastHash: string, copies: readonly OutboxRow[] = []): Promise<void> {
   const u = unnestOf(JOURNAL_COLUMNS, rows);
   const n = u.params.length;
-  const [done] = await tx.$queryRawUnsafe<{ inserted: number; moved: number }[]>(
+  const queue = copies.length > 0 ? outboxInsert(copies, n + 2) : undefined;
+  const [done] = await tx.$queryRawUnsafe<{ inserted: number; moved: number; queued: number }[]>(
     `WITH inserted AS (INSERT INTO journal (${u.names.join(', ')}) SELECT * FROM ${u.sql} RETURNING 1),
-          moved AS (UPDATE journal_head SET last_seq = $${n + 1}::bigint, last_hash = $${n + 2}::text WHERE id = 1 RETURNING 1)
-     SELECT (SELECT count(*) FROM inserted)::int AS inserted, (SELECT count(*) FROM moved)::int AS moved`,
+          moved AS (UPDATE journal_head SET last_seq = $${n + 1}::bigint, last_hash = $${n + 2}::text WHERE id = 1 RETURNING 1)${queue ? `,
+          queued AS (${queue.sql} RETURNING 1)` : ''}
+     SELECT (SELECT count(*) FROM inserted)::int AS inserted, (SELECT count(*) FROM moved)::int AS moved, ${queue ? '(SELECT count(*) FROM queued)::int' : '0'} AS queued`,
     ...u.params,
     lastSeq.toString(),
     lastHash,
+    ...(queue?.params ?? []),
   );
   if (done.inserted !== rows.length) throw new Error(`inserted ${done.inserted} of ${rows.length} rows into journal`);
   if (done.moved !== 1) throw new Error('journal head did not move');
+  if (done.queued !== copies.length) throw new Error(`inserted ${done.queued} of ${copies.length} journal copies into the outbox`);
 }

@@ -21,17 +21,26 @@ const OUTBOX_COLUMNS: ColumnMap<OutboxRow> = {
   trace_context: ['jsonb', (r) => (r.traceContext ? JSON.stringify(r.traceContext) : null)],
 };
 
+/**
+ * The outbox INSERT for these rows, to run alone or as a part of a larger statement (a CTE):
+ * its parameters are numbered after the first `after` of that statement. Rows without a reserved
+ * position take the next ones, in the order given (unnest keeps it).
+ */
+export function outboxInsert(rows: readonly OutboxRow[], after = 0): { sql: string; params: (string | boolean | null)[][] } {
+  const u = unnestOf(OUTBOX_COLUMNS, rows, after);
+  return {
+    sql: `INSERT INTO outbox (seq, topic, message_key, payload, headers, trace_context)
+     SELECT coalesce(v.seq, nextval(pg_get_serial_sequence('outbox', 'seq'))), v.topic, v.message_key, v.payload, v.headers, v.trace_context
+     FROM ${u.sql}`,
+    params: u.params,
+  };
+}
+
 /** Adds rows to the outbox inside the caller's transaction; they reach Kafka only if it commits. */
 export async function enqueueOutbox(tx: Tx, rows: OutboxRow[]): Promise<void> {
   if (rows.length === 0) return;
-  const u = unnestOf(OUTBOX_COLUMNS, rows);
-  // Rows without a reserved position take the next ones, in the order given (unnest keeps it).
-  const inserted = await tx.$executeRawUnsafe(
-    `INSERT INTO outbox (seq, topic, message_key, payload, headers, trace_context)
-     SELECT coalesce(v.seq, nextval(pg_get_serial_sequence('outbox', 'seq'))), v.topic, v.message_key, v.payload, v.headers, v.trace_context
-     FROM ${u.sql}`,
-    ...u.params,
-  );
+  const insert = outboxInsert(rows);
+  const inserted = await tx.$executeRawUnsafe(insert.sql, ...insert.params);
   if (inserted !== rows.length) throw new Error(`inserted ${inserted} of ${rows.length} outbox rows`);
 }
 

@@ -1,4 +1,4 @@
-export { enqueueOutbox, reserveOutboxSeqs, type OutboxRow } from './enqueue-outbox';
+export { enqueueOutbox, outboxInsert, reserveOutboxSeqs, type OutboxRow } from './enqueue-outbox';
 export { OutboxRelay, type RelayStats } from './outbox.relay';
 export { deadLetterRow } from './dead-letter';
 export { discardQuarantined, releaseQuarantined, type QuarantinedOutboxRow } from './quarantine';

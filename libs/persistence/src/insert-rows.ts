@@ -18,12 +18,15 @@ const asParam = (v: Cell): string | boolean | null =>
         ? v.toISOString()
         : v;
 
-/** The unnest(...) source for these rows: its SQL (parameters from $1) and its parameters. */
-export function unnestOf<T>(columns: ColumnMap<T>, rows: readonly T[]): { names: string[]; sql: string; params: (string | boolean | null)[][] } {
+/**
+ * The unnest(...) source for these rows: its SQL (parameters from $1, or after the first `after`
+ * parameters of a statement that holds others) and its parameters.
+ */
+export function unnestOf<T>(columns: ColumnMap<T>, rows: readonly T[], after = 0): { names: string[]; sql: string; params: (string | boolean | null)[][] } {
   const names = Object.keys(columns);
   return {
     names,
-    sql: `unnest(${names.map((n, i) => `$${i + 1}::${columns[n][0]}[]`).join(', ')}) AS v(${names.join(', ')})`,
+    sql: `unnest(${names.map((n, i) => `$${after + i + 1}::${columns[n][0]}[]`).join(', ')}) AS v(${names.join(', ')})`,
     params: names.map((n) => rows.map((r) => asParam(columns[n][1](r)))),
   };
 }

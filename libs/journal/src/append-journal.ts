@@ -4,6 +4,7 @@ import { unnestOf, type ColumnMap, type Tx } from '@arvis/persistence';
 import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
 import { traceIdOf, type TraceCarrier } from '@arvis/tracing';
 import type { JournalDraft } from './entries';
+import { decisionsFinalTotal, decisionToFinalSeconds } from './journal-metrics';
 
 export interface JournalRow {
   journalSeq: bigint;
@@ -42,12 +43,12 @@ export class JournalDraftError extends Error {
 
 /** Every draft, stamped, parsed against the contract (kind table included) before it is chained. */
 function stamp(drafts: readonly JournalDraft[], recordedAt: string) {
-  return drafts.map(({ trace, ...d }) => {
+  return drafts.map(({ trace, admittedAt, ...d }) => {
     const parsed = JournalEntryDraftSchema.safeParse({ ...d, specVersion: SPEC_VERSION, recordedAt });
     if (!parsed.success) {
       throw new JournalDraftError(d.decisionId, parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
     }
-    return { draft: parsed.data, trace, traceId: traceIdOf(trace) };
+    return { draft: parsed.data, trace, traceId: traceIdOf(trace), admittedAt };
   });
 }
 
@@ -80,7 +81,9 @@ export async function chainJournal(tx: Tx, drafts: readonly JournalDraft[], jour
   let prevHash = head[0].last_hash;
   const entries: JournalEntry[] = [];
   const rows: JournalRow[] = [];
-  for (const { draft, trace, traceId } of stamp(drafts, head[0].db_now.toISOString())) {
+  const admitted: (Date | undefined)[] = [];
+  const dbNow: Date = head[0].db_now;
+  for (const { draft, trace, traceId, admittedAt } of stamp(drafts, dbNow.toISOString())) {
     seq += 1n;
     // chain is hashed: an entry cannot be moved to another chain unnoticed (ADR 0025).
     const unhashed = { ...draft, chain: head[0].chain, journalSeq: seq.toString(), prevHash };
@@ -89,10 +92,30 @@ export async function chainJournal(tx: Tx, drafts: readonly JournalDraft[], jour
     const entry = { ...unhashed, hash, ...(traceId ? { traceId } : {}) } as JournalEntry;
     entries.push(entry);
     rows.push({ journalSeq: seq, entry, unhashed: canonical, trace });
+    admitted.push(admittedAt);
     prevHash = hash;
   }
   await insertAndMoveHead(tx, rows, seq, prevHash);
+  rows.forEach((r, i) => observeFinal(r.entry, dbNow, admitted[i]));
   return { entries, outbox: rows.map((r) => ({ topic: journalTopic, key: r.entry.runId, payload: JSON.stringify(r.entry), traceContext: r.trace })) };
+}
+
+// A refused decision can name a tool no catalog has (the producer's text): the label keeps the
+// first MAX_TOOL_LABELS names seen and folds the rest into "other", so its series stay bounded.
+const MAX_TOOL_LABELS = 100;
+const toolLabels = new Set<string>();
+function toolLabel(tool: string): string {
+  if (toolLabels.has(tool)) return tool;
+  if (toolLabels.size >= MAX_TOOL_LABELS) return 'other';
+  toolLabels.add(tool);
+  return tool;
+}
+
+/** One counter increment per final entry, and its latency when the writer knew the admission time. */
+function observeFinal(entry: JournalEntry, recordedAt: Date, admittedAt: Date | undefined): void {
+  if (!isFinalKind(entry.kind)) return;
+  decisionsFinalTotal.inc({ kind: entry.kind, reason_code: entry.reasonCode ?? 'none', tool: toolLabel(entry.tool) });
+  if (admittedAt) decisionToFinalSeconds.observe({ kind: entry.kind }, Math.max(0, (recordedAt.getTime() - admittedAt.getTime()) / 1000));
 }
 
 /** The entries and the head's move in one statement; both row counts are checked. */

@@ -5,6 +5,7 @@ import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { KafkaSettings } from '@arvis/config';
 import { buildDlqRecord } from '@arvis/contracts';
 import { CommitCoalescer } from './commit-coalescer';
+import { deadLettersTotal } from './dead-letter-metrics';
 import { createKafka, KafkaPublisher, toInboundHeaders, type InboundMessage, type Kafka } from './kafka-client';
 import { settleSlice, SettleStopped, type IsolatedMessage } from './settle-slice';
 import { SliceSizer } from './slice-sizer';
@@ -324,6 +325,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     this.publisher ??= new KafkaPublisher(this.kafka!);
     const topic = (this.options.deadLetterTopic ?? ((t: string) => `${t}.dlq`))(message.topic);
     await this.publisher.sendBatch(new Map([[topic, [{ key: message.key ?? `${message.partition}:${message.offset}`, value: JSON.stringify(record) }]]]));
+    deadLettersTotal.inc({ dlq_topic: topic, reason_code: record.reasonCode });
   }
 
   async close(): Promise<void> {

@@ -92,6 +92,20 @@ export class ServiceRuntime implements OnApplicationShutdown {
     };
   }
 
+  /**
+   * How far the chain head is past its newest signed checkpoint, and how old that checkpoint is
+   * (scrape time only). Every process reads the same table: replicas report the same figures.
+   */
+  async checkpointLag(): Promise<{ unchecked: number; ageSeconds: number }> {
+    const [row] = await this.prisma.$queryRaw<{ unchecked: bigint; age: number | null }[]>`
+      SELECT h.last_seq - coalesce(c.seq, 0) AS unchecked, extract(epoch FROM now() - c.signed_at)::float8 AS age
+      FROM journal_head h
+      LEFT JOIN LATERAL (SELECT journal_seq AS seq, signed_at FROM journal_checkpoints WHERE chain = h.chain ORDER BY journal_seq DESC LIMIT 1) c ON true
+      WHERE h.id = 1`;
+    if (!row) return { unchecked: 0, ageSeconds: Number.NaN };
+    return { unchecked: Number(row.unchecked), ageSeconds: row.age === null ? Number.NaN : Math.max(0, row.age) };
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await this.checkpoints?.stop();
     if (this.relayStarted) {

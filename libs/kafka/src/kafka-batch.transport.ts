@@ -5,7 +5,7 @@ import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { KafkaSettings } from '@arvis/config';
 import { buildDlqRecord } from '@arvis/contracts';
 import { CommitCoalescer } from './commit-coalescer';
-import { deadLettersTotal } from './dead-letter-metrics';
+import { consumerLag, deadLettersTotal } from './transport-metrics';
 import { createKafka, KafkaPublisher, toInboundHeaders, type InboundMessage, type Kafka } from './kafka-client';
 import { settleSlice, SettleStopped, type IsolatedMessage } from './settle-slice';
 import { SliceSizer } from './slice-sizer';
@@ -182,6 +182,8 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       next = BigInt(batch.lastOffset()) + 1n;
     } finally {
       this.turns!.end(batch.topic, batch.partition, next);
+      // One gauge set per fetched batch, from the watermark kafkajs fetched with it: no request.
+      consumerLag.set({ group: this.options.kafka.groupId, topic: batch.topic, partition: String(batch.partition) }, Math.max(0, Number(BigInt(batch.highWatermark) - next)));
     }
   }
 

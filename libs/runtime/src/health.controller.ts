@@ -5,7 +5,7 @@ import { MetricsRegistry } from './metrics-registry';
 import { ServiceRuntime } from './service-runtime';
 import { describeVerdict, JournalRollbackGuard } from './journal-rollback-guard';
 import { journalMetrics } from '@arvis/journal';
-import { deadLettersTotal } from '@arvis/kafka';
+import { consumerLag, deadLettersTotal } from '@arvis/kafka';
 
 /** How often the event-loop delay is sampled (prom-client's `nodejs_eventloop_lag_*`). */
 export const EVENT_LOOP_SAMPLE_MS = 100;
@@ -72,7 +72,7 @@ export class HealthController {
       },
     });
     // Counted by the libraries where they happen (one increment each), served here.
-    for (const m of [...journalMetrics, deadLettersTotal] as Metric[]) this.registry.registerMetric(m);
+    for (const m of [...journalMetrics, deadLettersTotal, consumerLag] as Metric[]) this.registry.registerMetric(m);
   }
 
   @Get('health/live')

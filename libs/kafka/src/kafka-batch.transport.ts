@@ -76,6 +76,8 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
   private warnedOpaque = false;
   private readonly sizer: SliceSizer;
   private turns?: TurnKeeper;
+  /** The lag series this consumer set, by `<topic>|<partition>`: removed when partitions move. */
+  private readonly lagSeries = new Map<string, { group: string; topic: string; partition: string }>();
   private commits?: CommitCoalescer;
 
   constructor(private readonly options: KafkaBatchTransportOptions) {
@@ -117,7 +119,12 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       (e) => this.log.warn(`a deferred offset commit failed (a later one supersedes it; until then a restart delivers those messages again): ${e.message}`),
     );
     this.turns = new TurnKeeper(kafka.admin({ retry: { retries: 0 } }), settings.groupId, BigInt(this.sizer.initial));
-    this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => this.turns!.assign(event.payload.memberAssignment));
+    this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
+      this.turns!.assign(event.payload.memberAssignment);
+      // A partition now another member's is no longer ours to report (its new owner reports it).
+      for (const labels of this.lagSeries.values()) consumerLag.remove(labels);
+      this.lagSeries.clear();
+    });
     await this.connectUntilReachable();
     this.consumer.on(this.consumer.events.CRASH, (event) => {
       const { error, restart } = event.payload as { error: Error; restart: boolean };
@@ -183,7 +190,9 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     } finally {
       this.turns!.end(batch.topic, batch.partition, next);
       // One gauge set per fetched batch, from the watermark kafkajs fetched with it: no request.
-      consumerLag.set({ group: this.options.kafka.groupId, topic: batch.topic, partition: String(batch.partition) }, Math.max(0, Number(BigInt(batch.highWatermark) - next)));
+      const labels = { group: this.options.kafka.groupId, topic: batch.topic, partition: String(batch.partition) };
+      this.lagSeries.set(key, labels);
+      consumerLag.set(labels, Math.max(0, Number(BigInt(batch.highWatermark) - next)));
     }
   }
 

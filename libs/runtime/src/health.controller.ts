@@ -64,11 +64,11 @@ export class HealthController {
       },
     });
     new Gauge({
-      name: 'arvis_journal_checkpoint_age_seconds',
-      help: 'Seconds since the newest signed journal checkpoint (NaN when none was ever signed)',
+      name: 'arvis_journal_unchecked_age_seconds',
+      help: 'Seconds the first journal entry past the newest signed checkpoint has waited for one (0: none waits)',
       registers: [this.registry],
       async collect() {
-        this.set((await runtimeRef.checkpointLag()).ageSeconds);
+        this.set((await runtimeRef.checkpointLag()).oldestUncheckedSeconds);
       },
     });
     // Counted by the libraries where they happen (one increment each), served here.

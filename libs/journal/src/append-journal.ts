@@ -4,7 +4,7 @@ import { unnestOf, type ColumnMap, type Tx } from '@arvis/persistence';
 import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
 import { traceIdOf, type TraceCarrier } from '@arvis/tracing';
 import type { JournalDraft } from './entries';
-import { decisionsFinalTotal, decisionToFinalSeconds } from './journal-metrics';
+import { observeFinal } from './journal-metrics';
 
 export interface JournalRow {
   journalSeq: bigint;
@@ -98,24 +98,6 @@ export async function chainJournal(tx: Tx, drafts: readonly JournalDraft[], jour
   await insertAndMoveHead(tx, rows, seq, prevHash);
   rows.forEach((r, i) => observeFinal(r.entry, dbNow, admitted[i]));
   return { entries, outbox: rows.map((r) => ({ topic: journalTopic, key: r.entry.runId, payload: JSON.stringify(r.entry), traceContext: r.trace })) };
-}
-
-// A refused decision can name a tool no catalog has (the producer's text): the label keeps the
-// first MAX_TOOL_LABELS names seen and folds the rest into "other", so its series stay bounded.
-const MAX_TOOL_LABELS = 100;
-const toolLabels = new Set<string>();
-function toolLabel(tool: string): string {
-  if (toolLabels.has(tool)) return tool;
-  if (toolLabels.size >= MAX_TOOL_LABELS) return 'other';
-  toolLabels.add(tool);
-  return tool;
-}
-
-/** One counter increment per final entry, and its latency when the writer knew the admission time. */
-function observeFinal(entry: JournalEntry, recordedAt: Date, admittedAt: Date | undefined): void {
-  if (!isFinalKind(entry.kind)) return;
-  decisionsFinalTotal.inc({ kind: entry.kind, reason_code: entry.reasonCode ?? 'none', tool: toolLabel(entry.tool) });
-  if (admittedAt) decisionToFinalSeconds.observe({ kind: entry.kind }, Math.max(0, (recordedAt.getTime() - admittedAt.getTime()) / 1000));
 }
 
 /** The entries and the head's move in one statement; both row counts are checked. */

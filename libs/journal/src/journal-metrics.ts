@@ -1,4 +1,5 @@
 import { Counter, Histogram } from 'prom-client';
+import { isFinalKind, type JournalEntry } from '@arvis/contracts';
 
 /**
  * Counted where every final entry is chained (chainJournal, the one path both apps append by):
@@ -22,5 +23,23 @@ export const decisionToFinalSeconds = new Histogram({
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
   registers: [],
 });
+
+// A refused decision can name a tool no catalog has (the producer's text): the label keeps the
+// first MAX_TOOL_LABELS names seen and folds the rest into "other", so its series stay bounded.
+const MAX_TOOL_LABELS = 100;
+const toolLabels = new Set<string>();
+function toolLabel(tool: string): string {
+  if (toolLabels.has(tool)) return tool;
+  if (toolLabels.size >= MAX_TOOL_LABELS) return 'other';
+  toolLabels.add(tool);
+  return tool;
+}
+
+/** One counter increment per final entry, and its latency when the writer knew the admission time. */
+export function observeFinal(entry: JournalEntry, recordedAt: Date, admittedAt: Date | undefined): void {
+  if (!isFinalKind(entry.kind)) return;
+  decisionsFinalTotal.inc({ kind: entry.kind, reason_code: entry.reasonCode ?? 'none', tool: toolLabel(entry.tool) });
+  if (admittedAt) decisionToFinalSeconds.observe({ kind: entry.kind }, Math.max(0, (recordedAt.getTime() - admittedAt.getTime()) / 1000));
+}
 
 export const journalMetrics = [decisionsFinalTotal, decisionToFinalSeconds] as const;

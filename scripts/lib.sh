@@ -74,7 +74,8 @@ build() {
   npm run --silent build
 }
 
-# Debian packages some specs drive (kcat for the shell producer, chromium for the browser specs):
+# Debian packages some specs drive (kcat for the shell producer, chromium for the browser specs,
+# prometheus for promtool and the alert spec):
 # installed once, in one apt-get call, only when missing. Usage: ensure_debian_packages CMD:PKG...
 ensure_debian_packages() {
   local missing=() pair

@@ -47,6 +47,8 @@ describe('each component connects with only the rights it needs', () => {
   let stack: Stack;
   let h: Harness;
   let authorizer: RunningApp;
+  let dispatcher: RunningApp;
+  let relay: RunningApp;
   const clients: Client[] = [];
   const connect = async (user: string): Promise<Client> => {
     const c = new Client({ connectionString: as(stack.env.databaseUrl, user) });
@@ -71,12 +73,12 @@ describe('each component connects with only the rights it needs', () => {
       relay: false,
       env: { DATABASE_URL: as(url, role.authorizer), RETRY_POLL_MS: '200', CONFIRMATION_POLL_MS: '200' },
     });
-    await stack.start('dispatcher', 'dispatcher', {
+    dispatcher = await stack.start('dispatcher', 'dispatcher', {
       relay: false,
       env: { DATABASE_URL: as(url, role.dispatcher), TOOL_DATABASE_URLS: JSON.stringify({ [DEMO]: as(url, role.demo) }) },
     });
     const keys = localKeyEnv(localKeys(DATA));
-    await stack.start('relay', 'relay', {
+    relay = await stack.start('relay', 'relay', {
       env: {
         DATABASE_URL: as(url, role.relay),
         JOURNAL_CHECKPOINT_SIGNING_KEY_ID: keys.JOURNAL_CHECKPOINT_SIGNING_KEY_ID,
@@ -197,5 +199,19 @@ describe('each component connects with only the rights it needs', () => {
       env: { PATH: process.env.PATH ?? '', DATABASE_URL: as(stack.env.databaseUrl, role.cli), KAFKA_BROKERS: stack.env.appEnv.KAFKA_BROKERS, ARVIS_TOPIC_PREFIX: stack.env.topicPrefix },
     });
     expect(JSON.parse(stdout)).toMatchObject({ intact: true, firstBreak: null });
+  });
+
+  it('serves every metric read from the database under each component\'s own role (ADR 0060)', async () => {
+    const scrape = async (app: RunningApp) => {
+      const res = await fetch(`http://127.0.0.1:${app.port}/metrics`);
+      const names = (await res.text()).split('\n').filter((l) => l.startsWith('arvis_')).map((l) => l.split(/[ {]/)[0]);
+      return { status: res.status, names: [...new Set(names)] };
+    };
+    const everywhere = ['arvis_outbox_depth', 'arvis_outbox_oldest_age_seconds', 'arvis_journal_entries_unchecked', 'arvis_journal_unchecked_age_seconds'];
+    for (const app of [authorizer, relay]) {
+      expect({ app: app.name, ...(await scrape(app)) }).toEqual({ app: app.name, status: 200, names: expect.arrayContaining(everywhere) });
+    }
+    const operations = ['arvis_effects_unknown_unresolved', 'arvis_confirmations_pending', 'arvis_confirmation_next_expiry_seconds', 'arvis_runs_audit_incomplete'];
+    expect(await scrape(dispatcher)).toEqual({ status: 200, names: expect.arrayContaining([...everywhere, ...operations]) });
   });
 });

@@ -18,6 +18,7 @@ import { RunClaimedService } from './run-claimed/run-claimed.service';
 import { IntentsConsumer } from './dispatch-intents/intents.consumer';
 import { RecoverEffectsService } from './recover-effects/recover-effects.service';
 import { RunToolService } from './run-tool/run-tool.service';
+import { ReportOperationsService } from './report-operations/report-operations.service';
 import { TOOL_BODIES, toolBodies } from './tools/tool-body';
 import { ToolDatabases } from './tools/tool-database';
 
@@ -56,6 +57,7 @@ export class DispatcherModule {
         ClaimCapabilitiesService,
         DispatchIntentsService,
         RecoverEffectsService,
+        ReportOperationsService,
       ],
     };
   }

@@ -4,6 +4,7 @@ import { unnestOf, type ColumnMap, type Tx } from '@arvis/persistence';
 import { outboxInsert, type OutboxRow } from '@arvis/outbox';
 import { traceIdOf, type TraceCarrier } from '@arvis/tracing';
 import type { JournalDraft } from './entries';
+import { observeFinal } from './journal-metrics';
 
 export interface JournalRow {
   journalSeq: bigint;
@@ -42,12 +43,12 @@ export class JournalDraftError extends Error {
 
 /** Every draft, stamped, parsed against the contract (kind table included) before it is chained. */
 function stamp(drafts: readonly JournalDraft[], recordedAt: string) {
-  return drafts.map(({ trace, ...d }) => {
+  return drafts.map(({ trace, admittedAt, ...d }) => {
     const parsed = JournalEntryDraftSchema.safeParse({ ...d, specVersion: SPEC_VERSION, recordedAt });
     if (!parsed.success) {
       throw new JournalDraftError(d.decisionId, parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
     }
-    return { draft: parsed.data, trace, traceId: traceIdOf(trace) };
+    return { draft: parsed.data, trace, traceId: traceIdOf(trace), admittedAt };
   });
 }
 
@@ -66,10 +67,10 @@ export async function appendJournal(tx: Tx, drafts: readonly JournalDraft[], jou
 }
 
 /**
- * appendJournal without the outbox insert: the entries are chained and stored, and their topic
- * copies are handed back for the caller to enqueue in its own one outbox statement (the
- * authorizer's slice, ADR 0049), still inside the transaction that holds the head lock, so they
- * take outbox positions in chain order.
+ * The entries chained and stored; their topic copies are handed back for the caller to enqueue in
+ * its own one outbox statement (the authorizer's slice, ADR 0049), still inside the transaction
+ * that holds the head lock, so they take outbox positions in chain order. `enqueueCopies`: they
+ * are inserted by the statement that stores the entries instead (appendJournal).
  */
 export async function chainJournal(tx: Tx, drafts: readonly JournalDraft[], journalTopic: string, enqueueCopies = false): Promise<{ entries: JournalEntry[]; outbox: OutboxRow[] }> {
   if (drafts.length === 0) return { entries: [], outbox: [] };
@@ -80,7 +81,9 @@ export async function chainJournal(tx: Tx, drafts: readonly JournalDraft[], jour
   let prevHash = head[0].last_hash;
   const entries: JournalEntry[] = [];
   const rows: JournalRow[] = [];
-  for (const { draft, trace, traceId } of stamp(drafts, head[0].db_now.toISOString())) {
+  const admitted: (Date | undefined)[] = [];
+  const dbNow: Date = head[0].db_now;
+  for (const { draft, trace, traceId, admittedAt } of stamp(drafts, dbNow.toISOString())) {
     seq += 1n;
     // chain is hashed: an entry cannot be moved to another chain unnoticed (ADR 0025).
     const unhashed = { ...draft, chain: head[0].chain, journalSeq: seq.toString(), prevHash };
@@ -89,10 +92,12 @@ export async function chainJournal(tx: Tx, drafts: readonly JournalDraft[], jour
     const entry = { ...unhashed, hash, ...(traceId ? { traceId } : {}) } as JournalEntry;
     entries.push(entry);
     rows.push({ journalSeq: seq, entry, unhashed: canonical, trace });
+    admitted.push(admittedAt);
     prevHash = hash;
   }
   const outbox = rows.map((r): OutboxRow => ({ topic: journalTopic, key: r.entry.runId, payload: JSON.stringify(r.entry), traceContext: r.trace }));
   await insertAndMoveHead(tx, rows, seq, prevHash, enqueueCopies ? outbox : []);
+  rows.forEach((r, i) => observeFinal(r.entry, dbNow, admitted[i]));
   return { entries, outbox: enqueueCopies ? [] : outbox };
 }
 

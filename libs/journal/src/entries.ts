@@ -7,7 +7,7 @@ import type { TraceCarrier } from '@arvis/tracing';
  * decision's trace context: the entry's traceId and its journal message's trace headers, never
  * hashed.
  */
-export type JournalDraft = Omit<JournalEntryDraft, 'specVersion' | 'recordedAt'> & { trace?: TraceCarrier };
+export type JournalDraft = Omit<JournalEntryDraft, 'specVersion' | 'recordedAt'> & { trace?: TraceCarrier; admittedAt?: Date };
 
 /**
  * Journaled text is clipped here, by code point, so no caller can forget or cut inside a
@@ -29,6 +29,8 @@ export interface DecisionFacts {
   tool: string;
   /** The decision's trace context, when it has one. */
   trace?: TraceCarrier;
+  /** When its intent was committed, if the writer holds it: a final's latency is measured from it (never journaled). */
+  admittedAt?: Date;
 }
 
 /** A decision that reached a capability: its committed intent. */
@@ -67,6 +69,7 @@ const decisionFields = (f: RefusedDecisionFacts) => ({
   ...(f.idempotencyKey ? { idempotencyKey: f.idempotencyKey } : {}),
   ...(f.retry ? { retry: f.retry } : {}),
   ...(f.trace ? { trace: f.trace } : {}),
+  ...(f.admittedAt ? { admittedAt: f.admittedAt } : {}),
 });
 
 const capabilityFields = (f: CapabilityFacts) => ({

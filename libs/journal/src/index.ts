@@ -1,4 +1,5 @@
 export { appendJournal, chainJournal, JournalDraftError } from './append-journal';
+export { journalMetrics } from './journal-metrics';
 export {
   auditIncompleteEntry,
   capabilityRefusalEntry,

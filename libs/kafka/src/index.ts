@@ -19,3 +19,4 @@ export { isTransientFault, retryWhileTransient } from './transient-fault';
 export { readTopic, type ReadRecord, type ReadTopicOptions } from './read-topic';
 export { ensureTopics, type TopicPlan } from './topics';
 export { PassErrorsToTransport } from './pass-errors-to-transport.filter';
+export { consumerLag, deadLettersTotal } from './transport-metrics';

@@ -5,6 +5,7 @@ import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { KafkaSettings } from '@arvis/config';
 import { buildDlqRecord } from '@arvis/contracts';
 import { CommitCoalescer } from './commit-coalescer';
+import { consumerLag, deadLettersTotal } from './transport-metrics';
 import { createKafka, KafkaPublisher, toInboundHeaders, type InboundMessage, type Kafka } from './kafka-client';
 import { settleSlice, SettleStopped, type IsolatedMessage } from './settle-slice';
 import { SliceSizer } from './slice-sizer';
@@ -75,6 +76,8 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
   private warnedOpaque = false;
   private readonly sizer: SliceSizer;
   private turns?: TurnKeeper;
+  /** The lag series this consumer set, by `<topic>|<partition>`: removed when partitions move. */
+  private readonly lagSeries = new Map<string, { group: string; topic: string; partition: string }>();
   private commits?: CommitCoalescer;
 
   constructor(private readonly options: KafkaBatchTransportOptions) {
@@ -116,7 +119,12 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       (e) => this.log.warn(`a deferred offset commit failed (a later one supersedes it; until then a restart delivers those messages again): ${e.message}`),
     );
     this.turns = new TurnKeeper(kafka.admin({ retry: { retries: 0 } }), settings.groupId, BigInt(this.sizer.initial));
-    this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => this.turns!.assign(event.payload.memberAssignment));
+    this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
+      this.turns!.assign(event.payload.memberAssignment);
+      // A partition now another member's is no longer ours to report (its new owner reports it).
+      for (const labels of this.lagSeries.values()) consumerLag.remove(labels);
+      this.lagSeries.clear();
+    });
     await this.connectUntilReachable();
     this.consumer.on(this.consumer.events.CRASH, (event) => {
       const { error, restart } = event.payload as { error: Error; restart: boolean };
@@ -181,6 +189,10 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       next = BigInt(batch.lastOffset()) + 1n;
     } finally {
       this.turns!.end(batch.topic, batch.partition, next);
+      // One gauge set per fetched batch, from the watermark kafkajs fetched with it: no request.
+      const labels = { group: this.options.kafka.groupId, topic: batch.topic, partition: String(batch.partition) };
+      this.lagSeries.set(key, labels);
+      consumerLag.set(labels, Math.max(0, Number(BigInt(batch.highWatermark) - next)));
     }
   }
 
@@ -324,6 +336,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     this.publisher ??= new KafkaPublisher(this.kafka!);
     const topic = (this.options.deadLetterTopic ?? ((t: string) => `${t}.dlq`))(message.topic);
     await this.publisher.sendBatch(new Map([[topic, [{ key: message.key ?? `${message.partition}:${message.offset}`, value: JSON.stringify(record) }]]]));
+    deadLettersTotal.inc({ dlq_topic: topic, reason_code: record.reasonCode });
   }
 
   async close(): Promise<void> {

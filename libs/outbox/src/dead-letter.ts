@@ -1,5 +1,5 @@
 import { buildDlqRecord, type ReasonCode } from '@arvis/contracts';
-import type { InboundMessage } from '@arvis/kafka';
+import { deadLettersTotal, type InboundMessage } from '@arvis/kafka';
 import type { OutboxRow } from './enqueue-outbox';
 
 /**
@@ -31,5 +31,6 @@ export function deadLetterRow(
     ...(decisionId !== undefined ? { decisionId } : {}),
     ...(identitySha256 !== undefined ? { identitySha256 } : {}),
   });
+  deadLettersTotal.inc({ dlq_topic: dlqTopic, reason_code: reasonCode });
   return { topic: dlqTopic, key: message.key ?? `${message.partition}:${message.offset}`, payload: JSON.stringify(record) };
 }

@@ -1,9 +1,11 @@
 import { Controller, Get, HttpStatus, Header, Logger, Res } from '@nestjs/common';
 import { ApiError } from './http-errors';
-import { collectDefaultMetrics, Gauge } from 'prom-client';
+import { collectDefaultMetrics, Gauge, type Metric } from 'prom-client';
 import { MetricsRegistry } from './metrics-registry';
 import { ServiceRuntime } from './service-runtime';
 import { describeVerdict, JournalRollbackGuard } from './journal-rollback-guard';
+import { journalMetrics } from '@arvis/journal';
+import { consumerLag, deadLettersTotal } from '@arvis/kafka';
 
 /** How often the event-loop delay is sampled (prom-client's `nodejs_eventloop_lag_*`). */
 export const EVENT_LOOP_SAMPLE_MS = 100;
@@ -30,8 +32,16 @@ export class HealthController {
       },
     });
     new Gauge({
+      name: 'arvis_outbox_oldest_age_seconds',
+      help: 'Age of the oldest unpublished outbox row, in seconds (relay publish lag)',
+      registers: [this.registry],
+      async collect() {
+        this.set((await runtimeRef.outboxDepth()).oldestAgeMs / 1000);
+      },
+    });
+    new Gauge({
       name: 'arvis_outbox_oldest_age_ms',
-      help: 'Age of the oldest unpublished outbox row (relay lag)',
+      help: 'Deprecated: arvis_outbox_oldest_age_seconds in milliseconds; removed in a later release',
       registers: [this.registry],
       async collect() {
         this.set((await runtimeRef.outboxDepth()).oldestAgeMs);
@@ -45,6 +55,24 @@ export class HealthController {
         this.set((await runtimeRef.outboxDepth()).quarantined);
       },
     });
+    new Gauge({
+      name: 'arvis_journal_entries_unchecked',
+      help: 'Journal entries past the newest signed checkpoint (ADR 0025); growing while checkpoints are signed means they stopped',
+      registers: [this.registry],
+      async collect() {
+        this.set((await runtimeRef.checkpointLag()).unchecked);
+      },
+    });
+    new Gauge({
+      name: 'arvis_journal_unchecked_age_seconds',
+      help: 'Seconds the first journal entry past the newest signed checkpoint has waited for one (0: none waits)',
+      registers: [this.registry],
+      async collect() {
+        this.set((await runtimeRef.checkpointLag()).oldestUncheckedSeconds);
+      },
+    });
+    // Counted by the libraries where they happen (one increment each), served here.
+    for (const m of [...journalMetrics, deadLettersTotal, consumerLag] as Metric[]) this.registry.registerMetric(m);
   }
 
   @Get('health/live')

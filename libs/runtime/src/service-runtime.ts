@@ -92,6 +92,24 @@ export class ServiceRuntime implements OnApplicationShutdown {
     };
   }
 
+  /**
+   * How far the chain head is past its newest signed checkpoint, and how long the first entry
+   * past it has waited (0: none waits). A checkpoint is due within JOURNAL_CHECKPOINT_EVERY_MS of
+   * that entry (ADR 0025), so a wait well past it means checkpoints stopped. Read at scrape time;
+   * every process reads the same rows, so replicas report the same figures.
+   */
+  async checkpointLag(): Promise<{ unchecked: number; oldestUncheckedSeconds: number }> {
+    const [row] = await this.prisma.$queryRaw<{ unchecked: bigint; age: number | null }[]>`
+      SELECT h.last_seq - coalesce(c.seq, 0) AS unchecked,
+             (SELECT extract(epoch FROM now() - j.recorded_at)::float8 FROM journal j WHERE j.journal_seq = coalesce(c.seq, 0) + 1) AS age
+      FROM journal_head h
+      LEFT JOIN LATERAL (SELECT journal_seq AS seq FROM journal_checkpoints WHERE chain = h.chain ORDER BY journal_seq DESC LIMIT 1) c ON true
+      WHERE h.id = 1`;
+    if (!row) return { unchecked: 0, oldestUncheckedSeconds: 0 };
+    const unchecked = Number(row.unchecked);
+    return { unchecked, oldestUncheckedSeconds: unchecked > 0 && row.age !== null ? Math.max(0, row.age) : 0 };
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await this.checkpoints?.stop();
     if (this.relayStarted) {

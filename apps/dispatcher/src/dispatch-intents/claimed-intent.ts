@@ -32,5 +32,6 @@ export function factsOf(c: { intent: IntentMessage; stored: StoredIntent; trace?
     idempotencyKey: c.stored.idempotencyKey,
     ...(c.intent.retry ? { retry: c.intent.retry } : {}),
     ...(c.trace ? { trace: c.trace } : {}),
+    admittedAt: c.stored.committedAt,
   };
 }

@@ -1,4 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Histogram } from 'prom-client';
+import { MetricsRegistry } from '@arvis/runtime';
 import type { AuthorizedEffectContext } from '@arvis/effect-context';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import { FaultPoints } from '../fault-points/fault-points';
@@ -22,13 +24,23 @@ export interface PreparedRun {
 @Injectable()
 export class RunToolService {
   private readonly bodies: ReadonlyMap<string, ToolBody>;
+  private readonly duration?: Histogram;
 
   constructor(
     private readonly catalog: ToolCatalog,
     @Inject(TOOL_BODIES) bodies: ToolBody[],
     private readonly faults: FaultPoints,
+    @Optional() metrics?: MetricsRegistry,
   ) {
     this.bodies = new Map(bodies.map((b) => [b.name, b]));
+    // tool: the catalog's names only (a body runs only for a tool this dispatcher has).
+    this.duration = metrics && new Histogram({
+      name: 'arvis_tool_duration_seconds',
+      help: 'Tool body run time, by tool and how it ended (returned, threw, timed_out)',
+      labelNames: ['tool', 'outcome'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [metrics],
+    });
   }
 
   /**
@@ -83,6 +95,7 @@ export class RunToolService {
       );
     try {
       const first = await Promise.race([execution, timeout]);
+      if ('latencyMs' in first) this.duration?.observe({ tool: p.tool, outcome: first.kind }, first.latencyMs / 1000);
       if (first.kind === 'timed_out' && onLateSettle) void execution.then((o) => onLateSettle(classifyResult(o, validateOutput)));
       return classifyResult(first, validateOutput);
     } finally {

@@ -1,3 +1,4 @@
+import { retryDecisionId } from '@arvis/contracts';
 import type { DecisionInput } from '@arvis/decision-client';
 import { sharedEnvironment } from './support/environment';
 import { Harness } from './support/harness';
@@ -66,6 +67,31 @@ describe('two tenants sending the same ids', () => {
 
     expect(await finals(globex.decisionId)).toEqual([['globex', 'mallory', 'tool_result', 'effect_completed']]);
     expect(await finals(acme.decisionId)).toEqual([['acme', 'alice', 'tool_result', 'effect_completed']]);
+  });
+
+  it("retries each tenant's failed decision X in its own chain: both retries run", async () => {
+    const globexToken = await h.token({ tenant: 'globex', principal: 'mallory', serviceId: 'agent-g' });
+    const acmeToken = await h.token({ tenant: 'acme', principal: 'alice', serviceId: 'agent-1' });
+    const x = `run-${stamp}-4444:d1`;
+    const flaky = (identity: string, runId: string): DecisionInput =>
+      decisionOf({ decisionId: x, runId, causalId: 'c1', identity, tool: 'flaky.record', payload: { key: `k-${stamp}`, failTimes: 1 } });
+    await globexThenAcme(flaky(globexToken, `g-${stamp}-r`), flaky(acmeToken, `a-${stamp}-r`));
+    // The retry's id is derived from its chain (the parent's id): the same for both tenants, and each tenant's own.
+    const retryId = retryDecisionId(x, 1);
+    await h.waitUntil('both retries to end', async () => (await finals(retryId)).length === 2);
+    expect(conflictsAbout(x)).toEqual([]);
+    expect(await finals(x)).toEqual([
+      ['acme', 'alice', 'tool_result', 'tool_execution_failed'],
+      ['globex', 'mallory', 'tool_result', 'tool_execution_failed'],
+    ]);
+    expect(await finals(retryId)).toEqual([
+      ['acme', 'alice', 'tool_result', 'effect_completed'],
+      ['globex', 'mallory', 'tool_result', 'effect_completed'],
+    ]);
+    expect(await h.query('SELECT tenant, attempt FROM retries WHERE chain_id = $1 ORDER BY tenant', [x])).toEqual([
+      { tenant: 'acme', attempt: 1 },
+      { tenant: 'globex', attempt: 1 },
+    ]);
   });
 
   it("refuses a producer's decision that carries the system's retry id form", async () => {

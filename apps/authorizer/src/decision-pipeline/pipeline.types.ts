@@ -38,7 +38,7 @@ export const storedIdentityOf = (c: Candidate): StoredIdentity | null => c.store
  * The tenant a candidate's ids are scoped by (ADR 0061): the verified one, the one kept for a
  * decision the system submits again, or the tenant a refusal without identity is recorded under.
  */
-export const tenantOf = (c: Candidate): string => (c.identity?.ok ? c.identity.identity.tenant : c.stored?.tenant) ?? UNKNOWN_TENANT;
+export const tenantOf = (c: Pick<Candidate, 'identity' | 'stored'>): string => (c.identity?.ok ? c.identity.identity.tenant : c.stored?.tenant) ?? UNKNOWN_TENANT;
 
 /** A tenant's decision id as one map key, unambiguous whatever either contains. */
 export const scopedKey = (tenant: string, decisionId: string): string => JSON.stringify([tenant, decisionId]);

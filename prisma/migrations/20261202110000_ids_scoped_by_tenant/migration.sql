@@ -3,10 +3,13 @@
 -- producer's ids; the keys gain the tenant, second, so a lookup by the id alone (the CLI, retention) still uses them.
 
 -- The inbox learns its decision's tenant: from the verified claims it keeps (ADR 0035), else from
--- the decision's journal entries, else the tenant a refusal without identity is recorded under.
+-- its confirmation, its intent or its journal entries (ids were unique until now, so each names
+-- this decision), else the tenant a refusal without identity is recorded under.
 ALTER TABLE "decision_inbox" ADD COLUMN "tenant" TEXT;
 UPDATE "decision_inbox" di SET "tenant" = coalesce(
   di."identity_claims" ->> 'tenant',
+  (SELECT c."tenant" FROM "confirmations" c WHERE c."decision_id" = di."decision_id"),
+  (SELECT i."tenant" FROM "intents" i WHERE i."decision_id" = di."decision_id"),
   (SELECT j."tenant" FROM "journal" j WHERE j."decision_id" = di."decision_id" ORDER BY j."journal_seq" LIMIT 1),
   '__unknown__');
 ALTER TABLE "decision_inbox" ALTER COLUMN "tenant" SET NOT NULL;

@@ -57,6 +57,27 @@ describe('two tenants sending the same ids', () => {
     ]);
   });
 
+  it('runs both when the two tenants send X with one runId and causalId together (one partition, likely one slice)', async () => {
+    const globexToken = await h.token({ tenant: 'globex', principal: 'mallory', serviceId: 'agent-g' });
+    const acmeToken = await h.token({ tenant: 'acme', principal: 'alice', serviceId: 'agent-1' });
+    const runId = `run-${stamp}-4545`;
+    const x = `${runId}:d1`;
+    await h.client.send([
+      decisionOf({ decisionId: x, runId, causalId: 'c1', identity: globexToken }),
+      decisionOf({ decisionId: x, runId, causalId: 'c1', identity: acmeToken }),
+    ]);
+    await h.waitUntil('both decisions to end', async () => (await finals(x)).length === 2);
+    expect(conflictsAbout(x)).toEqual([]);
+    expect(await finals(x)).toEqual([
+      ['acme', 'alice', 'tool_result', 'effect_completed'],
+      ['globex', 'mallory', 'tool_result', 'effect_completed'],
+    ]);
+    expect(await h.query("SELECT tenant, status FROM decision_inbox WHERE decision_id = $1 ORDER BY tenant", [x])).toEqual([
+      { tenant: 'acme', status: 'authorized' },
+      { tenant: 'globex', status: 'authorized' },
+    ]);
+  });
+
   it("runs acme's decision after globex used the same runId and causalId (the shell example's CAUSAL_ID=c1)", async () => {
     const globexToken = await h.token({ tenant: 'globex', principal: 'mallory', serviceId: 'agent-g' });
     const acmeToken = await h.token({ tenant: 'acme', principal: 'alice', serviceId: 'agent-1' });

@@ -10,7 +10,7 @@ import { JournalOutcomesStep } from '../journal-outcomes/journal-outcomes.step';
 import { ParkDecisionStep } from '../park-decision/park-decision.step';
 import { RecordInboxStep, type Fresh } from '../record-inbox/record-inbox.step';
 import { DecisionTraces } from './decision-traces';
-import { tenantOf, type BatchOutcome, type Candidate, type PipelineInput } from './pipeline.types';
+import { scopedKey, tenantOf, type BatchOutcome, type Candidate, type PipelineInput } from './pipeline.types';
 import { readSlice, type SliceReads } from './read-slice';
 
 /**
@@ -108,9 +108,10 @@ export class DecisionPipeline {
     const aborted = [...notAdmittedAborts, ...sink.aborted];
     await this.parking.park(tx, parked);
 
-    const abortedIds = new Set(aborted.map((x) => x.authorized.decision.decisionId));
+    // By the tenant's id (ADR 0061): another tenant's decision with this id in the slice is another decision.
+    const abortedIds = new Set(aborted.map((x) => scopedKey(x.authorized.identity.tenant, x.authorized.decision.decisionId)));
     const statusOf = (f: Fresh) =>
-      f.outcome.ok ? (abortedIds.has(f.candidate.decision.decisionId) ? 'refused' : 'authorized') : f.outcome.parked ? 'parked' : 'refused';
+      f.outcome.ok ? (abortedIds.has(scopedKey(tenantOf(f.candidate), f.candidate.decision.decisionId)) ? 'refused' : 'authorized') : f.outcome.parked ? 'parked' : 'refused';
     await this.inbox.write(tx, fresh, statusOf);
     const deadLetters = [...input.deadLetters, ...conflicts];
     await this.journal.record(tx, { refused, aborted, parked, deadLetters, intents: sink.outbox }, traces.traceOf);

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConfigError, kafkaSecurity, loadConfig, topicsFor } from '@arvis/config';
 import { retryDecisionId, type DlqRecord, type JournalEntry } from '@arvis/contracts';
-import { DecisionClient, JournalWatcher, mintIdentityToken, type DecisionInput } from '@arvis/decision-client';
+import { DecisionClient, JournalWatcher, mintIdentityToken, type DecisionInput, type DecisionSender } from '@arvis/decision-client';
 import { DemoProducerEnv } from './script-env';
 
 /** A short name for the table: the demo's own suffix, or which attempt a system retry is. */
@@ -19,9 +19,11 @@ async function main(): Promise<void> {
   const brokers = { brokers: env.KAFKA_BROKERS.split(','), security };
   const topics = topicsFor(env.ARVIS_TOPIC_PREFIX);
   const runId = `demo-${randomUUID()}`;
+  // Ids are unique only within a tenant (ADR 0061): the watcher matches the sender, not the id alone.
+  const sender = { principal: 'alice', tenant: 'acme' };
   const token = await mintIdentityToken(
     { issuer: env.DEMO_ISSUER, privateKeyPem: env.DEMO_ISSUER_KEY },
-    { principal: 'alice', tenant: 'acme', serviceId: 'demo-agent', sessionId: 'demo-session' },
+    { ...sender, serviceId: 'demo-agent', sessionId: 'demo-session' },
   );
 
   const { decisions, refused, flaky } = demoDecisions(runId, token, env.DEMO_DECISIONS);
@@ -44,11 +46,12 @@ async function main(): Promise<void> {
   // The forged token is attributable to no one: it ends as a dead letter naming its decisionId,
   // never in the journal.
   const forged = [`${runId}:bad-token`];
+  const forgedTokens = refused.filter((d) => forged.includes(d.decisionId)).map((d) => d.identity);
   const all = [...sent.map((d) => d.decisionId).filter((id) => !forged.includes(id)), retryDecisionId(flaky.decisionId, 1)];
   const ok = await watcher.waitFor(
     () =>
-      watcher.finalEntriesFor(all).size === all.length &&
-      watcher.deadLettersFor(forged).size === forged.length &&
+      watcher.finalEntriesFor(all, sender).size === all.length &&
+      watcher.deadLettersFor(forged, forgedTokens).size === forged.length &&
       watcher.deadLetters.some(ours),
     env.DEMO_TIMEOUT_MS,
   );
@@ -58,7 +61,7 @@ async function main(): Promise<void> {
   }
   await client.close();
   await watcher.stop();
-  report(watcher, runId, all, forged, ours);
+  report(watcher, { runId, all, forged, forgedTokens, sender }, ours);
   if (!ok) {
     console.error('[demo] timed out waiting for the journal');
     process.exit(1);
@@ -98,15 +101,23 @@ function demoDecisions(runId: string, token: string, n: number): { decisions: De
 }
 
 /** Prints the dead letters and a one-line summary of how the run's decisions ended. */
-function report(watcher: JournalWatcher, runId: string, all: string[], forged: string[], ours: (d: DlqRecord) => boolean): void {
-  for (const d of [...watcher.deadLettersFor(forged).values(), ...watcher.deadLetters.filter(ours)]) {
+interface Sent {
+  runId: string;
+  all: string[];
+  forged: string[];
+  forgedTokens: string[];
+  sender: DecisionSender;
+}
+
+function report(watcher: JournalWatcher, { runId, all, forged, forgedTokens, sender }: Sent, ours: (d: DlqRecord) => boolean): void {
+  for (const d of [...watcher.deadLettersFor(forged, forgedTokens).values(), ...watcher.deadLetters.filter(ours)]) {
     const which = d.decisionId ? ` ${d.decisionId.slice(runId.length + 1)}` : '';
     console.log(`[dlq ${d.sourceTopic}@${d.partition}:${d.offset}]${which} ${d.reasonCode}: ${d.detail}`);
   }
-  const finals = watcher.finalEntriesFor(all);
+  const finals = watcher.finalEntriesFor(all, sender);
   const completed = [...finals.values()].filter((es) => es[0].success).length;
   console.log(`[demo] ${finals.size}/${all.length} decisions have a final journal entry (${completed} completed, ${finals.size - completed} refused or failed)`);
-  console.log(`[demo] ${watcher.deadLettersFor(forged).size}/${forged.length} forged decision(s) dead-lettered as identity_invalid`);
+  console.log(`[demo] ${watcher.deadLettersFor(forged, forgedTokens).size}/${forged.length} forged decision(s) dead-lettered as identity_invalid`);
   // Checkpoints share the journal topic with the entries; the watcher keeps them apart.
   const last = watcher.checkpoints[watcher.checkpoints.length - 1];
   const latest = last ? ` (latest ${last.chain}@${last.seq}, key ${last.signature.keyId}); check them with \`npm run cli -- verify --from-topic\`` : '';

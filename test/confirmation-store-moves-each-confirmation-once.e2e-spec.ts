@@ -73,8 +73,8 @@ describe('the confirmation store moves each confirmation once', () => {
   });
 
   it('closes a denied confirmation and expires an overdue one, each once', async () => {
-    await pool.query(`INSERT INTO decision_inbox (decision_id, run_id, causal_id, tool, body_sha256, body, status)
-      SELECT d, 'r', 'c', 'ledger.transfer', 'h', '{}', 'parked' FROM unnest(ARRAY['s:2','s:3','s:4']) AS d`);
+    await pool.query(`INSERT INTO decision_inbox (decision_id, tenant, run_id, causal_id, tool, body_sha256, body, status)
+      SELECT d, 'acme', 'r', 'c', 'ledger.transfer', 'h', '{}', 'parked' FROM unnest(ARRAY['s:2','s:3','s:4']) AS d`);
     expect(await store.deny(await idOf('s:2'), carol)).toMatchObject({ decisionId: 's:2', runId: 'r', causalId: 'c', principal: 'alice' });
     await pool.query(`UPDATE confirmations SET expires_at = now() - interval '1 second' WHERE decision_id = 's:3'`);
     const closed = await prisma.tx((tx) => store.expireAndCloseDenied(tx));

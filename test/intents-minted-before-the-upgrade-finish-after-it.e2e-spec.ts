@@ -17,8 +17,9 @@ const LAST_BEFORE_V2 = '20261130050000_journal_no_truncate';
 const LAST_OF_V2 = '20261201020000_intent_delivery_attempts';
 // Later migrations that build on the version 2 columns (and that the stand-in does not need) are
 // left to the upgrade as well: retention's index of key-holding effects needs effects.holds_key,
-// and so does the live key that replaces the one-live-effect index (ADR 0048).
-const NEED_V2 = new Set(['20261202050000_retention', '20261202060000_rows_earn_their_place']);
+// and so does the live key that replaces the one-live-effect index (ADR 0048); the one body-start
+// slot per capability changes the body-start table that version 2 creates (ADR 0056).
+const NEED_V2 = new Set(['20261202050000_retention', '20261202060000_rows_earn_their_place', '20261202090000_body_start_slot_per_capability']);
 
 describe('intents minted before the upgrade', () => {
   let stack: Stack;

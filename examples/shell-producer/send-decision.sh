@@ -15,7 +15,9 @@
 #   The token carries iat (now), so an issuer's maxTokenAgeS is met; the principal the system
 #   records is (ISSUER, PRINCIPAL). The authorizer keeps the token's SHA-256, never the token.
 #   TOOL [notes.append]  PAYLOAD_JSON [{"text":"hello from bash"}]  RISK_SCORE [0.1]
-#   RUN_ID [run-<time>-<pid>]  DECISION_ID [<RUN_ID>:d1]  CAUSAL_ID [c1]
+#   RUN_ID [run-<32 random hex>]  DECISION_ID [<RUN_ID>:d1]  CAUSAL_ID [c-<16 random hex>]
+#   Ids are unique only within a tenant (ADR 0061); random defaults, so two runs never collide.
+#   The final entry waited for is this decision's of TENANT and PRINCIPAL, never the id alone.
 # Output: `delivered partition=<p> offset=<o>` for the decision, then the journal entry (one JSON line).
 set -euo pipefail
 
@@ -28,13 +30,13 @@ WAIT_S=${WAIT_S:-30}
 : "${ISSUER:?set ISSUER (a trusted issuer of the authorizer)}"
 : "${ISSUER_KEY_FILE:?set ISSUER_KEY_FILE (its Ed25519 private key, PEM)}"
 [[ -r $ISSUER_KEY_FILE ]] || die "cannot read $ISSUER_KEY_FILE"
-RUN_ID=${RUN_ID:-run-$(date +%s)-$$}
+RUN_ID=${RUN_ID:-run-$(openssl rand -hex 16)}
 DECISION_ID=${DECISION_ID:-$RUN_ID:d1}
 PAYLOAD_JSON=${PAYLOAD_JSON:-'{"text":"hello from bash"}'}
 [[ $PAYLOAD_JSON == \{*\} ]] || die "PAYLOAD_JSON must be a JSON object"
 
 PRINCIPAL=${PRINCIPAL:-alice} TENANT=${TENANT:-acme} SERVICE_ID=${SERVICE_ID:-shell-producer}
-SESSION_ID=${SESSION_ID:-} CAUSAL_ID=${CAUSAL_ID:-c1} TOOL=${TOOL:-notes.append}
+SESSION_ID=${SESSION_ID:-} CAUSAL_ID=${CAUSAL_ID:-c-$(openssl rand -hex 8)} TOOL=${TOOL:-notes.append}
 # Identifiers may not hold control characters at all (the contract refuses them), so they are
 # refused here, in this shell, rather than escaped.
 AUDIENCE=${AUDIENCE:-} TOKEN_TYPE=${TOKEN_TYPE:-JWT}
@@ -76,25 +78,33 @@ printf '%s' "$decision" | kcat -P -b "$BROKERS" -t "${PREFIX}arvis.decisions" -k
 
 # Where it landed, read back (kcat's producer prints no delivery report).
 delivered=$(timeout 15 kcat -C -b "$BROKERS" -t "${PREFIX}arvis.decisions" -o "s@$start_ms" -e -q \
-  -f '%p %o %k %s\n' | grep -F -m1 "\"decisionId\":$(json_str "$DECISION_ID")" || true)
+  -f '%p %o %k %s\n' | grep -F "\"decisionId\":$(json_str "$DECISION_ID")" | grep -F -m1 "\"identity\":\"$token\"" || true)
 [[ -n $delivered ]] || die "the decision was not found on ${PREFIX}arvis.decisions after producing it"
 read -r partition offset _ <<< "$delivered"
 echo "delivered partition=$partition offset=$offset"
 
-# Wait for the final entry (tool_result or a refusal) of this decision on the journal topic.
+# Wait for the final entry (tool_result or a refusal) of this decision on the journal topic: this
+# tenant's and this principal's (or, refused without a current identity, `__unauthenticated__`),
+# so another tenant's decision with the same id is not taken for this one. Entries are canonical
+# JSON, so each member is matched as written.
 final='"kind":"(tool_result|authorization_refusal|admission_refusal)"'
+mine_id="\"decisionId\":$(json_str "$DECISION_ID")"
+mine_tenant="\"tenant\":$(json_str "$TENANT")"
+mine_principal="\"principal\":$(json_str "$PRINCIPAL")"
+token_sha256=$(printf '%s' "$token" | openssl dgst -sha256 -r | cut -d' ' -f1)
 exec {journal}< <(exec timeout "$WAIT_S" kcat -C -b "$BROKERS" -t "${PREFIX}arvis.journal" -o "s@$start_ms" -u -q -f '%s\n')
 reader=$!
 while IFS= read -r -u "$journal" line; do
-  if [[ $line == *"\"decisionId\":$(json_str "$DECISION_ID")"* && $line =~ $final ]]; then
+  if [[ $line == *"$mine_id"* && $line == *"$mine_tenant"* && ( $line == *"$mine_principal"* || $line == *'"principal":"__unauthenticated__"'* ) && $line =~ $final ]]; then
     echo "$line"
     exit 0
   fi
 done
 
-# Not journaled: a decision whose token does not verify is dead-lettered (identity_invalid), not journaled.
+# Not journaled: a decision whose token does not verify is dead-lettered (identity_invalid), not
+# journaled. The record carries the SHA-256 of the token it came with: this one's.
 dead=$(timeout 10 kcat -C -b "$BROKERS" -t "${PREFIX}arvis.decisions.dlq" -o "s@$start_ms" -e -q -f '%s\n' \
-  | grep -F -m1 "\"decisionId\":$(json_str "$DECISION_ID")" || true)
+  | grep -F "$mine_id" | grep -F -m1 "\"identitySha256\":\"$token_sha256\"" || true)
 if [[ -n $dead ]]; then
   echo "$dead"
   echo "send-decision: dead-lettered (see reasonCode above)" >&2

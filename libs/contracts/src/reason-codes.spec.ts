@@ -45,7 +45,7 @@ describe('reason codes', () => {
   });
 
   it('pins the contract versions', () => {
-    expect(REASON_CODES_VERSION).toBe(6);
+    expect(REASON_CODES_VERSION).toBe(7);
     expect(SPEC_VERSION).toBe(1);
   });
 });

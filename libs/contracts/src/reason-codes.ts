@@ -13,7 +13,9 @@ export const SPEC_VERSION = 1 as const;
 // optional `identitySha256` on DLQ records (ADR 0035); no new code.
 // v5: the operator act `end_console_sessions` (ADR 0037); no new code.
 // v6: the non-final kind `late_tool_result` (ADR 0056) and the operator act `reconcile_rollback` (ADR 0055); no new code.
-export const REASON_CODES_VERSION = 6 as const;
+// v7: decisionId, runId and causalId are unique per tenant (ADR 0061): the journal may hold two final
+// entries with one decisionId, of two tenants; a reader keys a decision by (tenant, decisionId); no new code.
+export const REASON_CODES_VERSION = 7 as const;
 
 export const ReasonCode = z.enum([
   'malformed_message',

@@ -9,6 +9,7 @@ import {
 } from '@arvis/contracts';
 // kafkajs directly, not @arvis/kafka: this lib is also published on its own (@arvis/decision-client),
 // and @arvis/kafka brings NestJS. The settings match libs/kafka: murmur2, as the services use.
+import { createHash } from 'node:crypto';
 import { connect as netConnect, isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { Kafka, logLevel, Partitioners, type Consumer, type ISocketFactory, type KafkaConfig, type Producer } from 'kafkajs';
@@ -51,6 +52,15 @@ function createKafka(connection: KafkaConnection, clientId: string): Kafka {
 function createProducer(kafka: Kafka): Producer {
   return kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
 }
+
+/** Whose decisions a watcher waits for: the tenant and principal of the token they were sent with. */
+export interface DecisionSender {
+  tenant: string;
+  principal: string;
+}
+
+const UNAUTHENTICATED = '__unauthenticated__';
+const sentBy = (e: JournalEntry, s: DecisionSender) => e.tenant === s.tenant && (e.principal === s.principal || e.principal === UNAUTHENTICATED);
 
 export interface DecisionInput {
   decisionId: string;
@@ -173,11 +183,18 @@ export class JournalWatcher {
     this.onEntry?.(entry);
   }
 
-  finalEntriesFor(decisionIds: Iterable<string>): Map<string, JournalEntry[]> {
+  /**
+   * Final entries of these decisions. Ids are unique only within a tenant (ADR 0061 in the
+   * repository): pass `sender`, the tenant and principal of the token the decisions were sent
+   * with, so another tenant's decision with the same id is not taken for yours. A refusal recorded
+   * without a current identity names the tenant and the principal `__unauthenticated__`.
+   */
+  finalEntriesFor(decisionIds: Iterable<string>, sender?: DecisionSender): Map<string, JournalEntry[]> {
     const wanted = new Set(decisionIds);
     const out = new Map<string, JournalEntry[]>();
     for (const e of this.entries.values()) {
       if (!wanted.has(e.decisionId)) continue;
+      if (sender && !sentBy(e, sender)) continue;
       if (!['tool_result', 'authorization_refusal', 'admission_refusal'].includes(e.kind)) continue;
       out.set(e.decisionId, [...(out.get(e.decisionId) ?? []), e]);
     }
@@ -186,12 +203,19 @@ export class JournalWatcher {
 
   /**
    * Dead letters that name these decisions: a decision whose identity token did not verify ends
-   * here (`identity_invalid`), not in the journal, because it is attributable to no one.
+   * here (`identity_invalid`), not in the journal, because it is attributable to no one. Pass
+   * `tokens`, the tokens they were sent with, to take only records of those (by the token's
+   * SHA-256 the record carries), not another sender's decision with the same id.
    */
-  deadLettersFor(decisionIds: Iterable<string>): Map<string, DlqRecord> {
+  deadLettersFor(decisionIds: Iterable<string>, tokens?: Iterable<string>): Map<string, DlqRecord> {
     const wanted = new Set(decisionIds);
+    const hashes = tokens && new Set([...tokens].map((t) => createHash('sha256').update(t, 'utf8').digest('hex')));
     const out = new Map<string, DlqRecord>();
-    for (const d of this.deadLetters) if (d.decisionId !== undefined && wanted.has(d.decisionId)) out.set(d.decisionId, d);
+    for (const d of this.deadLetters) {
+      if (d.decisionId === undefined || !wanted.has(d.decisionId)) continue;
+      if (hashes && (d.identitySha256 === undefined || !hashes.has(d.identitySha256))) continue;
+      out.set(d.decisionId, d);
+    }
     return out;
   }
 

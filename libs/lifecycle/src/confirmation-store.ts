@@ -133,7 +133,7 @@ export class ConfirmationStore {
         RETURNING confirmation_id, decision_id, tenant, principal, tool)
       SELECT m.confirmation_id AS "confirmationId", m.decision_id AS "decisionId", di.run_id AS "runId", di.causal_id AS "causalId",
              m.tenant, m.principal, m.tool
-      FROM moved m LEFT JOIN decision_inbox di ON di.decision_id = m.decision_id`;
+      FROM moved m LEFT JOIN decision_inbox di ON di.decision_id = m.decision_id AND di.tenant = m.tenant`;
     if (rows.length > 1) throw new Error(`${rows.length} confirmations moved to ${to} by one id`);
     return rows[0] ?? null;
   }
@@ -147,7 +147,7 @@ export class ConfirmationStore {
       UPDATE confirmations c
       SET status = CASE WHEN c.status = 'pending' THEN 'expired' ELSE c.status END, resumed_at = now()
       FROM decision_inbox di
-      WHERE di.decision_id = c.decision_id AND c.resumed_at IS NULL
+      WHERE di.decision_id = c.decision_id AND di.tenant = c.tenant AND c.resumed_at IS NULL
         AND (c.status = 'denied' OR (c.status = 'pending' AND c.expires_at < now()))
       RETURNING now() AS now, c.decision_id, c.status, c.tenant, c.principal, di.body`;
     return rows.map((r) => ({ decisionId: r.decision_id, status: r.status, tenant: r.tenant, principal: r.principal, body: r.body, closedAt: r.now }));

@@ -276,13 +276,15 @@ export class EffectStore {
 
   /**
    * Why resolveUnknown moved nothing, from the row as it is now (null: no effect for this
-   * decision). `mayRunUntil`: while the body may still run, when that ends at the latest.
+   * decision). `mayRunUntil`: while the body may still run, when that ends at the latest. Ids are
+   * the tenant's own (ADR 0061): the operator's tenant's decision with this id is the one described.
    */
-  async unknownEffectState(tx: Sql, decisionId: string, maxOverrunMs: number): Promise<UnknownEffectState | null> {
+  async unknownEffectState(tx: Sql, decisionId: string, maxOverrunMs: number, tenant: string): Promise<UnknownEffectState | null> {
     const rows = await tx.$queryRaw<{ state: string; tenant: string; resolved: boolean; waits_for: string | null; late_state: string | null; may_run: boolean; may_run_until: Date | null }[]>`
       SELECT e.state, i.tenant, e.resolved_at IS NOT NULL AS resolved, e.waits_for, e.late_state,
              NOT ((e.late_at IS NOT NULL AND e.late_reason_code IS DISTINCT FROM 'tool_timeout') OR coalesce(e.deadline_at + make_interval(secs => ${maxOverrunMs}::float8 / 1000) <= now(), true)) AS may_run, e.deadline_at + make_interval(secs => ${maxOverrunMs}::float8 / 1000) AS may_run_until
-      FROM effects e JOIN intents i ON i.capability_id = e.capability_id WHERE e.decision_id = ${decisionId}`;
+      FROM effects e JOIN intents i ON i.capability_id = e.capability_id WHERE e.decision_id = ${decisionId}
+      ORDER BY i.tenant = ${tenant} DESC LIMIT 1`;
     const row = rows[0];
     if (!row) return null;
     return {

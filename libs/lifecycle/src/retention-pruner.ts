@@ -46,7 +46,7 @@ const OPEN_CONFIRMATIONS = ['pending', 'approved', 'reserved'];
  */
 const MATERIAL_BATCH = `
 WITH scanned AS (
-  SELECT i.intent_id, i.capability_id, i.decision_id, i.committed_at
+  SELECT i.intent_id, i.capability_id, i.decision_id, i.tenant, i.committed_at
   FROM intents i
   WHERE i.committed_at < now() - make_interval(secs => $1::float8 / 1000)
     AND (i.committed_at, i.intent_id) > ($2::timestamptz, $3::text)
@@ -55,10 +55,10 @@ WITH scanned AS (
 ), prunable AS (
   SELECT s.intent_id, s.capability_id, j.journal_seq, coalesce(e.holds_key AND e.state = 'effect_completed', false) AS keeps_key
   FROM scanned s
-  JOIN journal j ON j.final_decision_id = s.decision_id AND j.recorded_at < now() - make_interval(secs => $1::float8 / 1000)
+  JOIN journal j ON j.final_decision_id = s.decision_id AND j.tenant = s.tenant AND j.recorded_at < now() - make_interval(secs => $1::float8 / 1000)
   LEFT JOIN effects e ON e.capability_id = s.capability_id
   WHERE (e.state IS NULL OR e.state <> ALL($5::text[]))
-    AND NOT EXISTS (SELECT 1 FROM confirmations c WHERE c.decision_id = s.decision_id AND c.status = ANY($6::text[]))
+    AND NOT EXISTS (SELECT 1 FROM confirmations c WHERE c.decision_id = s.decision_id AND c.tenant = s.tenant AND c.status = ANY($6::text[]))
 ), horizon AS (
   UPDATE retention_horizon SET material_through = greatest(material_through, (SELECT max(journal_seq) FROM prunable)), updated_at = now()
   WHERE chain = 'main' AND EXISTS (SELECT 1 FROM prunable)
@@ -87,34 +87,34 @@ SELECT (SELECT count(*) FROM scanned)::int AS scanned,
  */
 const DEDUPE_BATCH = `
 WITH scanned AS (
-  SELECT d.decision_id, d.received_at, d.source_partition, d.source_offset
+  SELECT d.decision_id, d.tenant, d.received_at, d.source_partition, d.source_offset
   FROM decision_inbox d
   WHERE d.received_at < now() - make_interval(secs => $1::float8 / 1000)
     AND (d.received_at, d.decision_id) > ($2::timestamptz, $3::text)
   ORDER BY d.received_at, d.decision_id
   LIMIT $4
 ), prunable AS (
-  SELECT s.decision_id
+  SELECT s.decision_id, s.tenant
   FROM scanned s
-  JOIN journal j ON j.final_decision_id = s.decision_id AND j.recorded_at < now() - make_interval(secs => $1::float8 / 1000)
-  WHERE NOT EXISTS (SELECT 1 FROM intents i WHERE i.decision_id = s.decision_id)
+  JOIN journal j ON j.final_decision_id = s.decision_id AND j.tenant = s.tenant AND j.recorded_at < now() - make_interval(secs => $1::float8 / 1000)
+  WHERE NOT EXISTS (SELECT 1 FROM intents i WHERE i.decision_id = s.decision_id AND i.tenant = s.tenant)
     -- The broker can no longer deliver the message the row guards: not from the topic (a retry),
     -- below its partition's low watermark, or from before offsets were kept and the old rule allows.
     AND (s.source_partition IS NULL OR $9::boolean
          OR (s.source_partition = -1 AND $8::boolean)
          OR EXISTS (SELECT 1 FROM unnest($6::int[], $7::bigint[]) AS w(p, low) WHERE w.p = s.source_partition AND s.source_offset < w.low))
-    AND NOT EXISTS (SELECT 1 FROM confirmations c WHERE c.decision_id = s.decision_id AND c.status = ANY($5::text[]))
-    AND NOT EXISTS (SELECT 1 FROM retries r WHERE r.parent_decision_id = s.decision_id AND r.status = 'pending')
+    AND NOT EXISTS (SELECT 1 FROM confirmations c WHERE c.decision_id = s.decision_id AND c.tenant = s.tenant AND c.status = ANY($5::text[]))
+    AND NOT EXISTS (SELECT 1 FROM retries r WHERE r.parent_decision_id = s.decision_id AND r.tenant = s.tenant AND r.status = 'pending')
     AND NOT EXISTS (
-      SELECT 1 FROM retries r JOIN retries r2 ON r2.chain_id = r.chain_id
-      WHERE r.decision_id = s.decision_id
-        AND (r2.status = 'pending' OR NOT EXISTS (SELECT 1 FROM journal j2 WHERE j2.final_decision_id = r2.decision_id)))
+      SELECT 1 FROM retries r JOIN retries r2 ON r2.chain_id = r.chain_id AND r2.tenant = r.tenant
+      WHERE r.decision_id = s.decision_id AND r.tenant = s.tenant
+        AND (r2.status = 'pending' OR NOT EXISTS (SELECT 1 FROM journal j2 WHERE j2.final_decision_id = r2.decision_id AND j2.tenant = r2.tenant)))
 ), gone_inbox AS (
-  DELETE FROM decision_inbox d USING prunable p WHERE d.decision_id = p.decision_id RETURNING 1
+  DELETE FROM decision_inbox d USING prunable p WHERE d.decision_id = p.decision_id AND d.tenant = p.tenant RETURNING 1
 ), gone_confirmations AS (
-  DELETE FROM confirmations c USING prunable p WHERE c.decision_id = p.decision_id RETURNING 1
+  DELETE FROM confirmations c USING prunable p WHERE c.decision_id = p.decision_id AND c.tenant = p.tenant RETURNING 1
 ), gone_retries AS (
-  DELETE FROM retries r USING prunable p WHERE r.decision_id = p.decision_id RETURNING 1
+  DELETE FROM retries r USING prunable p WHERE r.decision_id = p.decision_id AND r.tenant = p.tenant RETURNING 1
 )
 SELECT (SELECT count(*) FROM scanned)::int AS scanned,
        (SELECT count(*) FROM prunable)::int AS prunable,

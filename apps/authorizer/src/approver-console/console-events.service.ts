@@ -147,7 +147,7 @@ export class ConsoleEventsService implements BeforeApplicationShutdown {
       SELECT c.confirmation_id AS "confirmationId", c.decision_id AS "decisionId", c.tool,
              CASE WHEN c.status = 'denied' THEN 'denied' ELSE 'approved' END AS verdict,
              j.kind, j.effect_boundary AS "effectBoundary", j.reason_code AS "reasonCode"
-      FROM confirmations c JOIN journal j ON j.final_decision_id = c.decision_id
+      FROM confirmations c JOIN journal j ON j.final_decision_id = c.decision_id AND j.tenant = c.tenant
       WHERE c.tenant = ${tenant} AND c.decided_by = ${principal} AND c.decided_by_issuer = ${issuer} AND c.decided_at >= ${session.createdAt}
       ORDER BY c.decided_at DESC, c.confirmation_id
       LIMIT 50`;

@@ -4,6 +4,7 @@ import { buildEffectContext, deriveIdempotencyKey, freezePayload, type VerifiedI
 import { deepFreeze } from '@arvis/crypto';
 import { ToolCatalog, type ToolSpec } from '@arvis/tool-catalog';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
+import { tenantOf } from '../decision-pipeline/pipeline.types';
 import type { SliceNeeds, SliceReads } from '../decision-pipeline/read-slice';
 import type { StoredIdentity } from '../verify-identity/stored-identity';
 import { VerifyIdentityService, type IdentityResult } from '../verify-identity/verify-identity.service';
@@ -76,7 +77,7 @@ export class AuthorizeDecisionService {
     if (items.length === 0) return [];
     const identities = await Promise.all(items.map((x) => this.identityOf(x, reads.now)));
     const data = policyData(reads);
-    return items.map((x, i) => this.evaluate(x.decision, identities[i], data, x.resumed));
+    return items.map((x, i) => this.evaluate(x.decision, identities[i], data, x.resumed, tenantOf(x)));
   }
 
   private async identityOf(x: AuthorizeItem, now: Date): Promise<IdentityResult> {
@@ -95,8 +96,9 @@ export class AuthorizeDecisionService {
     return result;
   }
 
-  private evaluate(decision: Decision, verified: IdentityResult, data: PolicyData, resumed: boolean): Authorization {
-    if (!verified.ok) return this.refuse(decision, verified.reasonCode, verified.detail);
+  /** `scope`: the tenant the decision's ids are scoped by (ADR 0061), recorded on a refusal without a current identity. */
+  private evaluate(decision: Decision, verified: IdentityResult, data: PolicyData, resumed: boolean, scope: string): Authorization {
+    if (!verified.ok) return this.refuse(decision, verified.reasonCode, verified.detail, undefined, scope);
     const { identity: who, stored } = verified;
 
     const frozen = freezePayload(decision.payload);
@@ -200,14 +202,15 @@ export class AuthorizeDecisionService {
       : { code: 'egress_denied', detail: `tenant ${who.tenant} does not allow egress to ${provider}` };
   }
 
-  private refuse(decision: Decision, reasonCode: ReasonCode, detail: string, who?: VerifiedIdentity): Authorization {
+  private refuse(decision: Decision, reasonCode: ReasonCode, detail: string, who?: VerifiedIdentity, scope?: string): Authorization {
     return {
       ok: false,
       decision,
       reasonCode,
       detail,
       principal: who?.principal ?? UNAUTHENTICATED,
-      tenant: who?.tenant ?? UNKNOWN_TENANT,
+      // The final entry's tenant is the one the inbox row is keyed by, so one final per tenant's decision holds.
+      tenant: who?.tenant ?? scope ?? UNKNOWN_TENANT,
       snapshot: this.snapshot(decision, false, reasonCode, who, false),
     };
   }

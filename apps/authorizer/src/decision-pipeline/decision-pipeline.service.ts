@@ -10,7 +10,7 @@ import { JournalOutcomesStep } from '../journal-outcomes/journal-outcomes.step';
 import { ParkDecisionStep } from '../park-decision/park-decision.step';
 import { RecordInboxStep, type Fresh } from '../record-inbox/record-inbox.step';
 import { DecisionTraces } from './decision-traces';
-import type { BatchOutcome, Candidate, PipelineInput } from './pipeline.types';
+import { scopedKey, tenantOf, type BatchOutcome, type Candidate, type PipelineInput } from './pipeline.types';
 import { readSlice, type SliceReads } from './read-slice';
 
 /**
@@ -81,7 +81,7 @@ export class DecisionPipeline {
     const sessions = new Set(candidates.flatMap((c) => (c.identity?.ok ? c.identity.identity.sessionId : c.stored?.sessionId) ?? []));
     return readSlice(tx, {
       ...needs,
-      claiming: candidates.filter((c) => c.origin.kind !== 'resumed').map((c) => c.decision.decisionId),
+      claiming: candidates.filter((c) => c.origin.kind !== 'resumed').map((c) => ({ tenant: tenantOf(c), decisionId: c.decision.decisionId })),
       sessionIds: [...sessions],
       // An upper bound: every decision with an identity and a known tool might be allowed. An
       // unused position is a gap, as after a rollback.
@@ -108,9 +108,10 @@ export class DecisionPipeline {
     const aborted = [...notAdmittedAborts, ...sink.aborted];
     await this.parking.park(tx, parked);
 
-    const abortedIds = new Set(aborted.map((x) => x.authorized.decision.decisionId));
+    // By the tenant's id (ADR 0061): another tenant's decision with this id in the slice is another decision.
+    const abortedIds = new Set(aborted.map((x) => scopedKey(x.authorized.identity.tenant, x.authorized.decision.decisionId)));
     const statusOf = (f: Fresh) =>
-      f.outcome.ok ? (abortedIds.has(f.candidate.decision.decisionId) ? 'refused' : 'authorized') : f.outcome.parked ? 'parked' : 'refused';
+      f.outcome.ok ? (abortedIds.has(scopedKey(tenantOf(f.candidate), f.candidate.decision.decisionId)) ? 'refused' : 'authorized') : f.outcome.parked ? 'parked' : 'refused';
     await this.inbox.write(tx, fresh, statusOf);
     const deadLetters = [...input.deadLetters, ...conflicts];
     await this.journal.record(tx, { refused, aborted, parked, deadLetters, intents: sink.outbox }, traces.traceOf);

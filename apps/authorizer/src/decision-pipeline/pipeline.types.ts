@@ -1,7 +1,7 @@
 import type { InboundMessage } from '@arvis/kafka';
 import type { OutboxRow } from '@arvis/outbox';
 import type { Tx } from '@arvis/persistence';
-import type { Decision } from '../authorize-decision/authorization.types';
+import { UNKNOWN_TENANT, type Decision } from '../authorize-decision/authorization.types';
 import type { StoredIdentity } from '../verify-identity/stored-identity';
 import type { IdentityResult } from '../verify-identity/verify-identity.service';
 
@@ -33,6 +33,15 @@ export interface Candidate {
 
 /** The verified claims a candidate brings, when it has them: what the inbox keeps. */
 export const storedIdentityOf = (c: Candidate): StoredIdentity | null => c.stored ?? (c.identity?.ok ? c.identity.stored : null);
+
+/**
+ * The tenant a candidate's ids are scoped by (ADR 0061): the verified one, the one kept for a
+ * decision the system submits again, or the tenant a refusal without identity is recorded under.
+ */
+export const tenantOf = (c: Pick<Candidate, 'identity' | 'stored'>): string => (c.identity?.ok ? c.identity.identity.tenant : c.stored?.tenant) ?? UNKNOWN_TENANT;
+
+/** A tenant's decision id as one map key, unambiguous whatever either contains. */
+export const scopedKey = (tenant: string, decisionId: string): string => JSON.stringify([tenant, decisionId]);
 
 /** What every caller hands the pipeline: the consumer, the resume worker, the retry worker. */
 export interface PipelineInput {

@@ -19,15 +19,17 @@ const now = new Date('2026-12-01T10:00:00.000Z');
 
 describe('readSlice', () => {
   it('reads a slice of ungated tools with one statement that names no gate table', async () => {
-    const { tx, statements } = recordingTx({ now, inbox: [['d1', 'h1']], revoked: [], positions: [12n, 11n] });
-    const reads = await readSlice(tx, { ...none, claiming: ['d1', 'd2'], sessionIds: ['s-1'], positions: 2 });
+    const { tx, statements } = recordingTx({ now, inbox: [['acme', 'd1', 'h1']], revoked: [], positions: [12n, 11n] });
+    const claiming = [{ tenant: 'acme', decisionId: 'd1' }, { tenant: 'globex', decisionId: 'd1' }, { tenant: 'acme', decisionId: 'd2' }];
+    const reads = await readSlice(tx, { ...none, claiming, sessionIds: ['s-1'], positions: 2 });
     expect(statements).toHaveLength(1);
     expect(statements[0].text).not.toMatch(/consent_grants|egress_policies|confirmations/);
     expect(statements[0].text).toMatch(/decision_inbox.*revoked_sessions.*nextval/s);
-    expect(statements[0].params).toEqual([['d1', 'd2'], ['s-1'], 2]);
+    // Ids are the tenant's own (ADR 0061): the inbox is read by (id, tenant).
+    expect(statements[0].params).toEqual([['d1', 'd1', 'd2'], ['acme', 'globex', 'acme'], ['s-1'], 2]);
     expect(reads).toEqual({
       now,
-      inbox: new Map([['d1', 'h1']]),
+      inbox: new Map([[JSON.stringify(['acme', 'd1']), 'h1']]),
       consent: [],
       egress: [],
       confirmations: [],

@@ -1,10 +1,11 @@
 import type { Tx } from '@arvis/persistence';
 import type { ConfirmationRow } from '../authorize-decision/authorization.types';
+import { scopedKey } from './pipeline.types';
 
 /** What the slice needs read; an empty list leaves its part out of the statement. */
 export interface SliceNeeds {
-  /** Decisions that claim a new inbox row (not resumed ones). */
-  claiming: string[];
+  /** Decisions that claim a new inbox row (not resumed ones), by their tenant's id (ADR 0061). */
+  claiming: { tenant: string; decisionId: string }[];
   /** Tenants of decisions whose tool declares a consent gate, and an egress gate. */
   consentTenants: string[];
   egressTenants: string[];
@@ -20,6 +21,7 @@ export interface SliceNeeds {
 export interface SliceReads {
   /** The transaction's `now()`: the record's time and the policy's clock. */
   now: Date;
+  /** Body hashes of the inbox rows, by `scopedKey(tenant, decisionId)`. */
   inbox: ReadonlyMap<string, string>;
   consent: { tenant: string; principal: string; consentKey: string }[];
   egress: { tenant: string; provider: string }[];
@@ -30,7 +32,7 @@ export interface SliceReads {
 
 type Raw = {
   now: Date;
-  inbox?: [string, string][];
+  inbox?: [string, string, string][];
   consent?: [string, string, string][];
   egress?: [string, string][];
   confirmations?: (Omit<ConfirmationRow, 'grantExpiresAt'> & { grantExpiresAt: string | null })[];
@@ -51,7 +53,11 @@ export async function readSlice(tx: Tx, needs: SliceNeeds): Promise<SliceReads> 
   const param = (v: unknown, type: string) => `$${params.push(v)}::${type}`;
   const parts = ['now() AS now'];
   const agg = (what: string, from: string, as: string) => parts.push(`(SELECT coalesce(json_agg(${what}), '[]'::json) FROM ${from}) AS ${as}`);
-  if (needs.claiming.length > 0) agg('json_build_array(decision_id, body_sha256)', `decision_inbox WHERE decision_id = ANY(${param(needs.claiming, 'text[]')})`, 'inbox');
+  if (needs.claiming.length > 0) {
+    const ids = param(needs.claiming.map((c) => c.decisionId), 'text[]');
+    const tenants = param(needs.claiming.map((c) => c.tenant), 'text[]');
+    agg('json_build_array(tenant, decision_id, body_sha256)', `decision_inbox WHERE (decision_id, tenant) IN (SELECT * FROM unnest(${ids}, ${tenants}))`, 'inbox');
+  }
   if (needs.consentTenants.length > 0) agg('json_build_array(tenant, principal, consent_key)', `consent_grants WHERE tenant = ANY(${param(needs.consentTenants, 'text[]')})`, 'consent');
   if (needs.egressTenants.length > 0) agg('json_build_array(tenant, provider)', `egress_policies WHERE tenant = ANY(${param(needs.egressTenants, 'text[]')})`, 'egress');
   if (needs.confirmationIds.length > 0) {
@@ -74,7 +80,7 @@ export async function readSlice(tx: Tx, needs: SliceNeeds): Promise<SliceReads> 
   const [raw] = await tx.$queryRawUnsafe<Raw[]>(`SELECT ${parts.join(',\n  ')}`, ...params);
   return {
     now: raw.now,
-    inbox: new Map(raw.inbox ?? []),
+    inbox: new Map((raw.inbox ?? []).map(([tenant, decisionId, sha]) => [scopedKey(tenant, decisionId), sha])),
     consent: (raw.consent ?? []).map(([tenant, principal, consentKey]) => ({ tenant, principal, consentKey })),
     egress: (raw.egress ?? []).map(([tenant, provider]) => ({ tenant, provider })),
     confirmations: (raw.confirmations ?? []).map((c) => ({ ...c, grantExpiresAt: c.grantExpiresAt === null ? null : new Date(c.grantExpiresAt) })),

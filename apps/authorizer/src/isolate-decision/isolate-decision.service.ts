@@ -59,10 +59,10 @@ export class IsolateDecisionService {
     // Like every inbox row, without the token (ADR 0035).
     const { identity: _token, ...withoutToken } = d;
     const claimed = await tx.$executeRaw`
-      INSERT INTO decision_inbox (decision_id, run_id, causal_id, tool, body_sha256, body, status, identity_sha256, identity_claims, source_partition, source_offset)
-      VALUES (${d.decisionId}, ${d.runId}, ${d.causalId}, ${d.tool}, ${commitment(d)}, ${canonicalJson(withoutToken)}, 'refused',
+      INSERT INTO decision_inbox (decision_id, tenant, run_id, causal_id, tool, body_sha256, body, status, identity_sha256, identity_claims, source_partition, source_offset)
+      VALUES (${d.decisionId}, ${verified.stored.tenant}, ${d.runId}, ${d.causalId}, ${d.tool}, ${commitment(d)}, ${canonicalJson(withoutToken)}, 'refused',
               ${verified.stored.tokenSha256}, ${JSON.stringify(verified.stored)}::jsonb, ${message.partition}::int, ${message.offset}::bigint)
-      ON CONFLICT (decision_id) DO NOTHING`;
+      ON CONFLICT (decision_id, tenant) DO NOTHING`;
     // The id already names a decision (this one, handled before, or another body): it keeps its
     // one outcome; this message only gets its dead letter.
     const dlq = this.deadLetter(message, 'decision_unprocessable', claimed === 1 ? why : `${why}; decision ${d.decisionId} was already received`, receivedAt, d.decisionId);

@@ -19,7 +19,7 @@ export class ListConfirmationsService {
     const rows = await this.prisma.$queryRaw<PendingRow[]>`
       SELECT c.confirmation_id AS "confirmationId", c.decision_id AS "decisionId", di.run_id AS "runId", c.principal, c.issuer, di.identity_claims->>'serviceId' AS "serviceId",
              c.tool, c.payload_sha256 AS "payloadSha256", c.requested_at AS "requestedAt", c.expires_at AS "expiresAt", di.body
-      FROM confirmations c JOIN decision_inbox di ON di.decision_id = c.decision_id
+      FROM confirmations c JOIN decision_inbox di ON di.decision_id = c.decision_id AND di.tenant = c.tenant
       WHERE c.tenant = ${tenant} AND c.status = 'pending' AND c.expires_at > now()
         AND (${after}::text IS NULL OR (c.requested_at, c.confirmation_id) >
              (SELECT a.requested_at, a.confirmation_id FROM confirmations a WHERE a.confirmation_id = ${after}::text))

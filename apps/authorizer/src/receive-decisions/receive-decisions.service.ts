@@ -5,7 +5,7 @@ import type { InboundMessage, KafkaBatch } from '@arvis/kafka';
 import type { OutboxRow } from '@arvis/outbox';
 import { AuthorizerFaultPoints } from '../fault-points/fault-points';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
-import type { Candidate, PipelineInput } from '../decision-pipeline/pipeline.types';
+import { scopedKey, tenantOf, type Candidate, type PipelineInput } from '../decision-pipeline/pipeline.types';
 import { RecordInboxStep } from '../record-inbox/record-inbox.step';
 import { VerifyIdentityService } from '../verify-identity/verify-identity.service';
 import { decisionDeadLetter } from './decision-dead-letter';
@@ -63,12 +63,14 @@ export class ReceiveDecisionsService {
       const identitySha256 = identity.ok ? identity.stored.tokenSha256 : sha256Hex(token);
       const candidate: Candidate = { origin: { kind: 'message', message, receivedAt }, decision: withoutToken, body, bodySha256, identity, identitySha256 };
       // The same decision twice in one slice: the second is a redelivery or a conflict.
-      const earlier = seen.get(decision.decisionId);
+      // Ids are the tenant's own (ADR 0061): another tenant's decision with this id is another decision.
+      const key = scopedKey(tenantOf(candidate), decision.decisionId);
+      const earlier = seen.get(key);
       if (earlier !== undefined) {
         if (earlier !== bodySha256) deadLetters.push(this.inbox.conflict(candidate, { kind: 'message', message, receivedAt }));
         return;
       }
-      seen.set(decision.decisionId, bodySha256);
+      seen.set(key, bodySha256);
       candidates.push(candidate);
     });
     return { candidates, deadLetters };

@@ -4,7 +4,7 @@ import type { OutboxRow } from '@arvis/outbox';
 import { insertRows, type ColumnMap, type Tx } from '@arvis/persistence';
 import type { Authorization } from '../authorize-decision/authorization.types';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
-import { storedIdentityOf, type Candidate } from '../decision-pipeline/pipeline.types';
+import { scopedKey, storedIdentityOf, tenantOf, type Candidate } from '../decision-pipeline/pipeline.types';
 import { decisionDeadLetter } from '../receive-decisions/decision-dead-letter';
 
 export interface Fresh {
@@ -16,6 +16,7 @@ export type InboxStatus = 'authorized' | 'refused' | 'parked';
 
 const INBOX_COLUMNS: ColumnMap<{ c: Candidate; status: InboxStatus }> = {
   decision_id: ['text', (x) => x.c.decision.decisionId],
+  tenant: ['text', (x) => tenantOf(x.c)],
   run_id: ['text', (x) => x.c.decision.runId],
   causal_id: ['text', (x) => x.c.decision.causalId],
   tool: ['text', (x) => x.c.decision.tool],
@@ -46,13 +47,13 @@ export class RecordInboxStep {
 
   constructor(@Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig) {}
 
-  /** `known`: body hashes of the inbox rows of the slice's decision ids, from the slice's read statement. */
+  /** `known`: body hashes of the inbox rows of the slice's decision ids (by `scopedKey`), from the slice's read statement. */
   sort(candidates: Candidate[], known: ReadonlyMap<string, string>): { fresh: Candidate[]; redelivered: number; conflicts: OutboxRow[] } {
     const fresh: Candidate[] = [];
     const conflicts: OutboxRow[] = [];
     let redelivered = 0;
     for (const c of candidates) {
-      const prior = c.origin.kind === 'resumed' ? undefined : known.get(c.decision.decisionId);
+      const prior = c.origin.kind === 'resumed' ? undefined : known.get(scopedKey(tenantOf(c), c.decision.decisionId));
       if (prior === undefined) fresh.push(c);
       else if (prior === c.bodySha256) redelivered++;
       else if (c.origin.kind === 'message') conflicts.push(this.conflict(c, c.origin));
@@ -74,7 +75,7 @@ export class RecordInboxStep {
       const moved = await tx.$executeRaw`
         UPDATE decision_inbox SET status = ${statusOf(f)}, body = CASE WHEN identity_claims IS NULL THEN ${canonicalJson(asParked)} ELSE body END,
                identity_sha256 = coalesce(identity_sha256, ${c.identitySha256}), identity_claims = coalesce(identity_claims, ${storedClaimsJson(c)}::jsonb)
-        WHERE decision_id = ${c.decision.decisionId} AND status = 'parked'`;
+        WHERE decision_id = ${c.decision.decisionId} AND tenant = ${tenantOf(c)} AND status = 'parked'`;
       if (moved !== 1) throw new Error(`parked decision ${c.decision.decisionId} was not parked any more`);
     }
   }

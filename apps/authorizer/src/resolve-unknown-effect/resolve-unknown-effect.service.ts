@@ -62,7 +62,7 @@ export class ResolveUnknownEffectService {
   }
 
   private async whyNot(operator: Operator, decisionId: string) {
-    const row = await this.effects.unknownEffectState(this.prisma, decisionId, this.config.effectMaxOverrunMs);
+    const row = await this.effects.unknownEffectState(this.prisma, decisionId, this.config.effectMaxOverrunMs, operator.tenant);
     if (!row) return refusal(HttpStatus.NOT_FOUND, 'not_found', 'no effect for this decision');
     if (row.tenant !== operator.tenant) return refusal(HttpStatus.FORBIDDEN, 'other_tenant', 'the decision belongs to another tenant');
     if (row.resolved) return refusal(HttpStatus.CONFLICT, 'already_resolved', 'an operator already resolved this effect');

@@ -49,7 +49,7 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
 
   private async resumeApproved(): Promise<void> {
     const approved = await this.prisma.$queryRaw<(InboxRow & { confirmation_id: string })[]>`
-      SELECT c.confirmation_id, di.body, di.identity_sha256, di.identity_claims FROM confirmations c JOIN decision_inbox di ON di.decision_id = c.decision_id
+      SELECT c.confirmation_id, di.body, di.identity_sha256, di.identity_claims FROM confirmations c JOIN decision_inbox di ON di.decision_id = c.decision_id AND di.tenant = c.tenant
       WHERE c.status = 'approved' AND c.resumed_at IS NULL AND di.status = 'parked' AND di.body IS NOT NULL
       ORDER BY c.decided_at LIMIT 100`;
     if (approved.length === 0) return;
@@ -85,7 +85,8 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
       const closing = await this.confirmations.expireAndCloseDenied(tx);
       if (closing.length === 0) return;
       const moved = await tx.$executeRaw`
-        UPDATE decision_inbox SET status = 'refused' WHERE decision_id = ANY(${closing.map((c) => c.decisionId)}::text[]) AND status = 'parked'`;
+        UPDATE decision_inbox SET status = 'refused'
+        WHERE (decision_id, tenant) IN (SELECT * FROM unnest(${closing.map((c) => c.decisionId)}::text[], ${closing.map((c) => c.tenant)}::text[])) AND status = 'parked'`;
       if (moved !== closing.length) throw new Error(`closed ${moved} of ${closing.length} parked decisions`);
       await appendJournal(
         tx,

@@ -5,11 +5,12 @@ import { JournalRollbackGuard, PeriodicTask } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { DecisionPipeline } from '../decision-pipeline/decision-pipeline.service';
 import { keptIdentity } from '../decision-pipeline/kept-identity';
-import type { Candidate } from '../decision-pipeline/pipeline.types';
+import { scopedKey, type Candidate } from '../decision-pipeline/pipeline.types';
 import { VerifyIdentityService } from '../verify-identity/verify-identity.service';
 
 interface PendingRetry {
   decision_id: string;
+  tenant: string;
   chain_id: string;
   attempt: number;
   parent_causal_id: string;
@@ -52,10 +53,13 @@ export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDes
 
   async pass(): Promise<number> {
     const pending = await this.prisma.$queryRaw<PendingRetry[]>`
-      SELECT r.decision_id, r.chain_id, r.attempt, r.parent_causal_id, di.body, di.identity_sha256, di.identity_claims
-      FROM retries r JOIN decision_inbox di ON di.decision_id = r.parent_decision_id
+      SELECT r.decision_id, r.tenant, r.chain_id, r.attempt, r.parent_causal_id, di.body, di.identity_sha256, di.identity_claims
+      FROM retries r JOIN decision_inbox di ON di.decision_id = r.parent_decision_id AND di.tenant = r.tenant
       WHERE r.status = 'pending' ORDER BY r.created_at LIMIT 100`;
     if (pending.length === 0) return 0;
+    // The row's tenant, the parent's: what the retry's id is unique within (ADR 0061).
+    const tenantOfRow = new WeakMap<Candidate, string>();
+    const tenantOf = (c: Candidate) => tenantOfRow.get(c)!;
     const candidates: Candidate[] = await Promise.all(
       pending
         .filter((p) => p.body !== null)
@@ -67,22 +71,28 @@ export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDes
             causalId: retryCausalId(p.parent_causal_id, p.attempt),
             retry: { attempt: p.attempt, chainId: p.chain_id, parentCausalId: p.parent_causal_id },
           };
-          return { ...kept, origin: { kind: 'retry' }, decision, bodySha256: commitment(decision) };
+          const candidate: Candidate = { ...kept, origin: { kind: 'retry' }, decision, bodySha256: commitment(decision) };
+          tenantOfRow.set(candidate, p.tenant);
+          return candidate;
         }),
     );
     // Rows another authorizer holds are skipped, not waited for; they are that worker's to submit.
+    // A retry's id is unique within its tenant (ADR 0061).
     const claim = async (tx: Tx) => {
-      const locked = await tx.$queryRaw<{ decision_id: string }[]>`
-        SELECT decision_id FROM retries WHERE decision_id = ANY(${candidates.map((c) => c.decision.decisionId)}::text[]) AND status = 'pending'
-        ORDER BY decision_id FOR UPDATE SKIP LOCKED`;
-      const mine = new Set(locked.map((r) => r.decision_id));
-      return (c: Candidate) => mine.has(c.decision.decisionId);
+      const locked = await tx.$queryRaw<{ decision_id: string; tenant: string }[]>`
+        SELECT decision_id, tenant FROM retries
+        WHERE (decision_id, tenant) IN (SELECT * FROM unnest(${candidates.map((c) => c.decision.decisionId)}::text[], ${candidates.map(tenantOf)}::text[]))
+          AND status = 'pending'
+        ORDER BY decision_id, tenant FOR UPDATE SKIP LOCKED`;
+      const mine = new Set(locked.map((r) => scopedKey(r.tenant, r.decision_id)));
+      return (c: Candidate) => mine.has(scopedKey(tenantOf(c), c.decision.decisionId));
     };
     let submitted = 0;
     const acknowledge = async (tx: Tx, handled: Candidate[]) => {
       const ids = handled.map((c) => c.decision.decisionId);
       const moved = await tx.$executeRaw`
-        UPDATE retries SET status = 'submitted', submitted_at = now() WHERE decision_id = ANY(${ids}::text[]) AND status = 'pending'`;
+        UPDATE retries SET status = 'submitted', submitted_at = now()
+        WHERE (decision_id, tenant) IN (SELECT * FROM unnest(${ids}::text[], ${handled.map(tenantOf)}::text[])) AND status = 'pending'`;
       if (moved !== ids.length) throw new Error(`marked ${moved} of ${ids.length} locked retries submitted`);
       submitted = ids.length;
     };

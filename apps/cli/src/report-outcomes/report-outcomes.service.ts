@@ -20,7 +20,7 @@ const LATENCY_SQL = `
            -- recordedAt truncated, so the difference can come out -1 ms; a latency is never negative.
            greatest(0, round(extract(epoch FROM (j.recorded_at - i.received_at)) * 1000))::float8 AS latency_ms,
            (j.entry::jsonb ->> 'latencyMs')::float8 AS tool_ms
-    FROM journal j LEFT JOIN decision_inbox i ON i.decision_id = j.decision_id
+    FROM journal j LEFT JOIN decision_inbox i ON i.decision_id = j.decision_id AND i.tenant = j.tenant
     WHERE j.final_decision_id IS NOT NULL AND j.recorded_at >= $1 AND j.recorded_at < $2)
   SELECT tool,
          count(latency_ms)::int AS samples,

@@ -12,10 +12,10 @@ export class ShowRunService {
     try {
       // One snapshot, so a final entry and its capability are read as of the same moment.
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const inbox = (await client.query<InboxRow>('SELECT decision_id, causal_id, tool, status FROM decision_inbox WHERE run_id = $1 ORDER BY received_at, decision_id', [runId])).rows;
+      const inbox = (await client.query<InboxRow>('SELECT decision_id, tenant, causal_id, tool, status FROM decision_inbox WHERE run_id = $1 ORDER BY received_at, decision_id, tenant', [runId])).rows;
       const journal = (
         await client.query<RunJournalRow>(
-          `SELECT journal_seq::text AS journal_seq, kind, decision_id, tool, effect_boundary, success, reason_code
+          `SELECT journal_seq::text AS journal_seq, kind, decision_id, tenant, tool, effect_boundary, success, reason_code
            FROM journal WHERE run_id = $1 ORDER BY journal.journal_seq`,
           [runId],
         )
@@ -23,7 +23,8 @@ export class ShowRunService {
       const decisionIds = [...new Set([...inbox.map((i) => i.decision_id), ...journal.map((j) => j.decision_id)])];
       const capabilities = (
         await client.query<RunCapabilityRow>(
-          'SELECT decision_id, capability_id, state, consumed_by, revoked_reason FROM capabilities WHERE decision_id = ANY($1::text[])',
+          `SELECT c.decision_id, i.tenant, c.capability_id, c.state, c.consumed_by, c.revoked_reason
+           FROM capabilities c JOIN intents i ON i.intent_id = c.intent_id WHERE c.decision_id = ANY($1::text[])`,
           [decisionIds],
         )
       ).rows;
@@ -42,14 +43,17 @@ export class ShowRunService {
 export function renderRun(v: RunView): string[] {
   const c = v.counts;
   const lines = [`run ${v.runId}: ${c.decisions} decisions, ${c.final} with a final entry, ${c.awaitingFinal} awaiting one (${c.entries} journal entries)`];
+  // A run id several tenants used: each decision is named with its tenant (ADR 0061).
+  const tenants = new Set(v.decisions.map((d) => d.tenant)).size > 1;
+  const named = (d: (typeof v.decisions)[number]) => (tenants ? `${d.decisionId} (tenant ${d.tenant})` : d.decisionId);
   const rows = v.decisions.map((d) => {
     const f = d.final;
     const final = f ? `#${f.journalSeq} ${f.kind} ${f.effectBoundary}${f.reasonCode ? ` (${f.reasonCode})` : ''}` : 'no final entry';
     const pending = d.pending.length ? `pending: ${d.pending.map((p) => `#${p.journalSeq} ${p.kind}${p.reasonCode ? ` (${p.reasonCode})` : ''}`).join(', ')}` : '';
     const cap = d.capability ? `capability ${d.capability.state}${d.capability.revokedReason ? ` (${d.capability.revokedReason})` : ''}` : 'no capability';
-    return [d.decisionId, d.tool, final, cap, pending];
+    return [named(d), d.tool, final, cap, pending];
   });
   lines.push(...columns(rows).map((l) => `  ${l}`));
-  for (const d of v.decisions) for (const p of d.problems) lines.push(`problem: ${d.decisionId}: ${p}`);
+  for (const d of v.decisions) for (const p of d.problems) lines.push(`problem: ${named(d)}: ${p}`);
   return lines;
 }

@@ -1,7 +1,9 @@
 import { FINAL_JOURNAL_KINDS, OPERATOR_RUN_ID, type JournalKind } from '@arvis/contracts';
 
+// Ids are the tenant's own (ADR 0061): one run id may name runs of several tenants, each decision by (tenant, id).
 export interface InboxRow {
   decision_id: string;
+  tenant: string;
   causal_id: string;
   tool: string;
   status: string;
@@ -11,6 +13,7 @@ export interface RunJournalRow {
   journal_seq: string;
   kind: string;
   decision_id: string;
+  tenant: string;
   tool: string;
   effect_boundary: string;
   success: boolean;
@@ -19,6 +22,7 @@ export interface RunJournalRow {
 
 export interface RunCapabilityRow {
   decision_id: string;
+  tenant: string;
   capability_id: string;
   state: string;
   consumed_by: string | null;
@@ -35,6 +39,7 @@ export interface EntryView {
 
 export interface DecisionView {
   decisionId: string;
+  tenant: string;
   causalId: string | null;
   tool: string;
   inboxStatus: string | null;
@@ -62,23 +67,24 @@ const view = (r: RunJournalRow): EntryView => ({
 /** Groups a run's inbox, journal and capability rows by decision (journal rows in seq order). */
 export function summarizeRun(runId: string, inbox: InboxRow[], journal: RunJournalRow[], capabilities: RunCapabilityRow[]): RunView {
   const byId = new Map<string, DecisionView>();
-  const decision = (id: string, tool: string): DecisionView => {
-    let d = byId.get(id);
+  const key = (r: { decision_id: string; tenant: string }) => JSON.stringify([r.tenant, r.decision_id]);
+  const decision = (r: { decision_id: string; tenant: string }, tool: string): DecisionView => {
+    let d = byId.get(key(r));
     if (!d) {
-      d = { decisionId: id, causalId: null, tool, inboxStatus: null, final: null, pending: [], capability: null, problems: [] };
-      byId.set(id, d);
+      d = { decisionId: r.decision_id, tenant: r.tenant, causalId: null, tool, inboxStatus: null, final: null, pending: [], capability: null, problems: [] };
+      byId.set(key(r), d);
     }
     return d;
   };
-  for (const i of inbox) Object.assign(decision(i.decision_id, i.tool), { causalId: i.causal_id, inboxStatus: i.status });
+  for (const i of inbox) Object.assign(decision(i, i.tool), { causalId: i.causal_id, inboxStatus: i.status });
   for (const r of journal) {
-    const d = decision(r.decision_id, r.tool);
+    const d = decision(r, r.tool);
     if (!FINAL_JOURNAL_KINDS.has(r.kind as JournalKind)) d.pending.push(view(r));
     else if (d.final) d.problems.push(`another final entry at journal_seq ${r.journal_seq} (first at ${d.final.journalSeq})`);
     else d.final = view(r);
   }
   for (const c of capabilities) {
-    const d = byId.get(c.decision_id);
+    const d = byId.get(key(c));
     if (d) d.capability = { capabilityId: c.capability_id, state: c.state, consumedBy: c.consumed_by, revokedReason: c.revoked_reason };
   }
   // Operator acts about no decision (ADR 0036) are their own pseudo-decisions, never in the inbox.

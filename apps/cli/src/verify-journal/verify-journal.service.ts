@@ -188,18 +188,18 @@ export class VerifyJournalService {
   }
 
   private async decisionsWithSeveralFinals(client: PoolClient, findings: BijectionFinding[]): Promise<void> {
-    // At most one final entry per decision, judged by kind (the final_decision_id column is
-    // itself a derived index a tamperer could clear).
-    const several = await client.query<{ decision_id: string; seqs: string[] }>(
-      `SELECT d.decision_id, array_agg(j.journal_seq::text ORDER BY j.journal_seq) AS seqs
-       FROM decision_inbox d JOIN journal j ON j.decision_id = d.decision_id AND j.kind = ANY($1::text[])
-       GROUP BY d.decision_id HAVING count(*) > 1
-       ORDER BY d.decision_id
+    // At most one final entry per tenant's decision (ADR 0061), judged by kind and by the tenant
+    // the hashed entry names (the final_decision_id and tenant columns are derived; a tamperer could change them).
+    const several = await client.query<{ decision_id: string; tenant: string; seqs: string[] }>(
+      `SELECT d.decision_id, d.tenant, array_agg(j.journal_seq::text ORDER BY j.journal_seq) AS seqs
+       FROM decision_inbox d JOIN journal j ON j.decision_id = d.decision_id AND j.kind = ANY($1::text[]) AND j.entry::jsonb ->> 'tenant' = d.tenant
+       GROUP BY d.decision_id, d.tenant HAVING count(*) > 1
+       ORDER BY d.decision_id, d.tenant
        LIMIT $2`,
       [FINAL_KINDS, LIST_LIMIT],
     );
     for (const r of several.rows) {
-      findings.push({ check: 'decision_with_several_finals', message: `decision ${r.decision_id} has ${r.seqs.length} final entries (journal_seq ${r.seqs.join(', ')})` });
+      findings.push({ check: 'decision_with_several_finals', message: `decision ${r.decision_id} of tenant ${r.tenant} has ${r.seqs.length} final entries (journal_seq ${r.seqs.join(', ')})` });
     }
   }
 
@@ -207,7 +207,7 @@ export class VerifyJournalService {
     const open = (
       await client.query<{ n: string }>(
         `SELECT count(*)::text AS n FROM decision_inbox d
-         WHERE NOT EXISTS (SELECT 1 FROM journal j WHERE j.decision_id = d.decision_id AND j.kind = ANY($1::text[]))`,
+         WHERE NOT EXISTS (SELECT 1 FROM journal j WHERE j.decision_id = d.decision_id AND j.tenant = d.tenant AND j.kind = ANY($1::text[]))`,
         [FINAL_KINDS],
       )
     ).rows[0].n;

@@ -129,11 +129,12 @@ export class RecordResultsService {
     this.log.error(`${ran.length} effect result(s) could not be journaled; marking their runs audit-incomplete: ${cause.message}`);
     await this.whileTransient(waitUntil, () =>
       this.prisma.tx(async (tx) => {
-        const runIds = [...new Set(ran.map((r) => r.claimed.intent.runId))];
+        // A run is the tenant's own (ADR 0061).
+        const runs = [...new Map(ran.map((r) => [JSON.stringify([r.claimed.intent.runId, r.claimed.intent.tenant]), r.claimed.intent])).values()];
         await tx.$executeRaw`
-          INSERT INTO runs (run_id, audit_incomplete, audit_incomplete_reason, updated_at)
-          SELECT r, true, ${reason}, now() FROM unnest(${runIds}::text[]) AS r
-          ON CONFLICT (run_id) DO UPDATE SET audit_incomplete = true, audit_incomplete_reason = EXCLUDED.audit_incomplete_reason, updated_at = now()`;
+          INSERT INTO runs (run_id, tenant, audit_incomplete, audit_incomplete_reason, updated_at)
+          SELECT r, t, true, ${reason}, now() FROM unnest(${runs.map((i) => i.runId)}::text[], ${runs.map((i) => i.tenant)}::text[]) AS v(r, t)
+          ON CONFLICT (run_id, tenant) DO UPDATE SET audit_incomplete = true, audit_incomplete_reason = EXCLUDED.audit_incomplete_reason, updated_at = now()`;
         const results = ran.map((r) => ({ capabilityId: r.claimed.intent.capabilityId, state: r.result.effectBoundary, reasonCode: null }));
         await this.effects.finishAuditIncomplete(tx, results);
         await this.confirmations.finalize(tx, results.map((r) => r.capabilityId), results.map((r) => r.state));

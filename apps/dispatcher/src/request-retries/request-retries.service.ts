@@ -6,6 +6,8 @@ export interface RetryCandidate {
   decisionId: string;
   causalId: string;
   runId: string;
+  /** The decision's tenant: its ids, and so its retries', are unique within it (ADR 0061). */
+  tenant: string;
 }
 
 /**
@@ -26,15 +28,15 @@ export class RequestRetriesService {
   async request(tx: Tx, candidates: readonly RetryCandidate[]): Promise<number> {
     if (candidates.length === 0) return 0;
     return tx.$executeRaw`
-      INSERT INTO retries (decision_id, chain_id, attempt, parent_decision_id, parent_causal_id, run_id, status)
+      INSERT INTO retries (decision_id, tenant, chain_id, attempt, parent_decision_id, parent_causal_id, run_id, status)
       SELECT 'arvis.retry.' || left(encode(sha256(convert_to(c.chain_id, 'UTF8')), 'hex'), 40) || '.' || n.next_attempt,
-             c.chain_id, n.next_attempt, v.decision_id, v.causal_id, v.run_id, 'pending'
+             v.tenant, c.chain_id, n.next_attempt, v.decision_id, v.causal_id, v.run_id, 'pending'
       FROM unnest(${candidates.map((c) => c.decisionId)}::text[], ${candidates.map((c) => c.causalId)}::text[],
-                  ${candidates.map((c) => c.runId)}::text[]) AS v(decision_id, causal_id, run_id)
-      JOIN decision_inbox di ON di.decision_id = v.decision_id
-      LEFT JOIN retries parent ON parent.decision_id = v.decision_id
+                  ${candidates.map((c) => c.runId)}::text[], ${candidates.map((c) => c.tenant)}::text[]) AS v(decision_id, causal_id, run_id, tenant)
+      JOIN decision_inbox di ON di.decision_id = v.decision_id AND di.tenant = v.tenant
+      LEFT JOIN retries parent ON parent.decision_id = v.decision_id AND parent.tenant = v.tenant
       CROSS JOIN LATERAL (SELECT coalesce(parent.chain_id, v.decision_id) AS chain_id) c
-      CROSS JOIN LATERAL (SELECT count(*)::int + 1 AS next_attempt FROM retries r WHERE r.chain_id = c.chain_id) n
+      CROSS JOIN LATERAL (SELECT count(*)::int + 1 AS next_attempt FROM retries r WHERE r.chain_id = c.chain_id AND r.tenant = v.tenant) n
       WHERE (di.body::jsonb ->> 'riskScore')::float8 <= ${this.config.retry.maxRisk}
         AND n.next_attempt < ${this.config.retry.maxAttempts}
       ON CONFLICT DO NOTHING`;

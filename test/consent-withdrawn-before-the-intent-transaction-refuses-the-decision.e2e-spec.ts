@@ -28,7 +28,7 @@ describe('a consent withdrawn before the intent transaction', () => {
     (
       await h.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM pg_stat_activity
-         WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM decision_inbox WHERE decision_id = ANY(%'`,
+         WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM decision_inbox WHERE (decision_id, tenant) IN (%'`,
       )
     )[0].n > 0;
 

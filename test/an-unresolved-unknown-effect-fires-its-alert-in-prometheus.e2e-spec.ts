@@ -5,8 +5,8 @@ import { Harness } from './support/harness';
 import { Prometheus, type PromAlert } from './support/prometheus';
 import { ROOT, type RunningApp } from './support/services';
 import { exited, Stack } from './support/stack';
+import { FAST_RECOVERY } from './support/effect-probes';
 
-const RECOVERY = { RECOVERY_GRACE_MS: '500', RECOVERY_INTERVAL_MS: '300' };
 const RULE_FILES = ['arvis.rules.yml'];
 const DASHBOARD = join(ROOT, 'deploy', 'grafana', 'arvis-golden-signals.json');
 const firing = (alerts: PromAlert[]) => alerts.filter((a) => a.state === 'firing').map((a) => a.labels.alertname).sort();
@@ -32,12 +32,12 @@ describe('an unresolved unknown effect, seen by Prometheus with the shipped rule
   });
 
   it('fires ArvisUnknownEffectUnresolved through /api/v1/alerts, and it ends when an operator resolves the effect', async () => {
-    const dying = await stack.start('dispatcher', 'dispatcher-dying', { faults: { dispatcherSignalAtBodyStart: [{ decisionIdPrefix: 'lost:', at: 'after_marker', signal: 'SIGKILL' }] }, env: RECOVERY });
+    const dying = await stack.start('dispatcher', 'dispatcher-dying', { faults: { dispatcherSignalAtBodyStart: [{ decisionIdPrefix: 'lost:', at: 'after_marker', signal: 'SIGKILL' }] }, env: FAST_RECOVERY });
     const [lost] = await h.decisions('promalert-run', 1, { decisionId: 'lost:1' });
     await h.client.send([lost]);
     expect(await exited(dying)).toBe('SIGKILL');
     // Two dispatchers, so the database gauges are reported twice and must not add up.
-    dispatchers = [await stack.start('dispatcher', 'dispatcher-a', { env: RECOVERY }), await stack.start('dispatcher', 'dispatcher-b', { env: RECOVERY })];
+    dispatchers = [await stack.start('dispatcher', 'dispatcher-a', { env: FAST_RECOVERY }), await stack.start('dispatcher', 'dispatcher-b', { env: FAST_RECOVERY })];
     await h.waitUntil('recovery to close the effect unknown', async () => (await h.finalRows([lost.decisionId])).length === 1);
     expect((await h.finalRows([lost.decisionId]))[0]).toMatchObject({ effect_boundary: 'effect_state_unknown', reason_code: 'dispatcher_lost_during_effect' });
     const [done] = await h.decisions('promalert-run', 1, { decisionId: 'done:1', causalId: 'done', payload: { text: 'fine', ref: 'done:1' } });

@@ -1,7 +1,6 @@
 import { Harness } from './support/harness';
 import { exited, Stack } from './support/stack';
-
-const RECOVERY = { RECOVERY_GRACE_MS: '500', RECOVERY_INTERVAL_MS: '300' };
+import { FAST_RECOVERY } from './support/effect-probes';
 
 // flaky.record can look its effect up by idempotency key. A dispatcher killed after the effect
 // and before the result is recorded leaves it for recovery, which asks the tool before calling
@@ -22,12 +21,12 @@ describe('a dispatcher killed after an effect its tool can look up', () => {
   it('is reconciled as completed, with the output the tool reports', async () => {
     const dying = await stack.start('dispatcher', 'dispatcher-dying', {
       faults: { dispatcherCrashInsideTool: [{ decisionIdPrefix: 'crash:' }] },
-      env: RECOVERY,
+      env: FAST_RECOVERY,
     });
     const [d] = await h.decisions('reconcile-run', 1, { decisionId: 'crash:reconcile', tool: 'flaky.record', payload: { key: 'r1', failTimes: 0 } });
     await h.client.send([d]);
     expect(await exited(dying)).toBe('SIGKILL');
-    await stack.start('dispatcher', 'dispatcher-survivor', { env: RECOVERY });
+    await stack.start('dispatcher', 'dispatcher-survivor', { env: FAST_RECOVERY });
     await h.waitUntil('the recovered final entry', async () => (await h.finalRows([d.decisionId])).length === 1);
 
     const [row] = await h.query<{ entry: string }>('SELECT entry FROM journal WHERE final_decision_id = $1', [d.decisionId]);

@@ -1,7 +1,6 @@
 import { Harness } from './support/harness';
 import { exited, metric, Stack } from './support/stack';
-
-const RECOVERY = { RECOVERY_GRACE_MS: '500', RECOVERY_INTERVAL_MS: '300' };
+import { FAST_RECOVERY } from './support/effect-probes';
 
 // The crash window inside a tool: its body began (the start marker is committed) and no result
 // was recorded; notes.append finds no note for its key, and a body that began may still write
@@ -22,7 +21,7 @@ describe('a dispatcher killed inside a tool', () => {
   it('leaves effect_state_unknown after recovery, and the tool never runs a second time', async () => {
     const dying = await stack.start('dispatcher', 'dispatcher-dying', {
       faults: { dispatcherSignalAtBodyStart: [{ decisionIdPrefix: 'crash:', at: 'after_marker', signal: 'SIGKILL' }] },
-      env: RECOVERY,
+      env: FAST_RECOVERY,
     });
     const [d] = await h.decisions('toolcrash-run', 1, { decisionId: 'crash:1' });
     await h.client.send([d]);
@@ -37,7 +36,7 @@ describe('a dispatcher killed inside a tool', () => {
     expect((await h.query<{ state: string }>('SELECT state FROM effects WHERE decision_id = $1', [d.decisionId]))[0].state).toBe('effect_started');
 
     // Another dispatcher of the same group gets the uncommitted intent again, and recovers.
-    const survivor = await stack.start('dispatcher', 'dispatcher-survivor', { env: RECOVERY });
+    const survivor = await stack.start('dispatcher', 'dispatcher-survivor', { env: FAST_RECOVERY });
     await h.waitUntil('the recovered final entry', async () => (await h.finalRows([d.decisionId])).length === 1);
     const [entry] = await h.finalRows([d.decisionId]);
     expect([entry.kind, entry.effect_boundary, entry.reason_code]).toEqual(['tool_result', 'effect_state_unknown', 'dispatcher_lost_during_effect']);

@@ -1,12 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { adminApi, cli } from './support/admin-api';
 import { Harness } from './support/harness';
 import { Stack } from './support/stack';
-import type { RunningApp } from './support/services';
-
-const RECOVERY = { RECOVERY_GRACE_MS: '500', RECOVERY_INTERVAL_MS: '300' };
-
-const stopped = (app: RunningApp): boolean => readFileSync(`/proc/${app.child.pid}/stat`, 'utf8').split(') ')[1]?.startsWith('T') ?? false;
+import { FAST_RECOVERY, isStopped, notesOf, journalEntriesOf } from './support/effect-probes';
 
 // A dispatcher paused (SIGSTOP) inside a body that began: recovery calls it unknown, but the body
 // may still run. "Not happened" is refused until it can no longer run, and its idempotency key
@@ -26,26 +21,17 @@ describe('an operator resolving an unknown effect whose body may still run', () 
     await stack?.stop();
   });
 
-  const entries = async (decisionId: string) =>
-    (await h.query<{ entry: string }>('SELECT entry FROM journal WHERE decision_id = $1 ORDER BY journal.journal_seq', [decisionId])).map(
-      (r) => JSON.parse(r.entry) as Record<string, unknown>,
-    );
-  const notesOf = async (decisionId: string) =>
-    Number(
-      (await h.query<{ n: string }>('SELECT count(*)::text AS n FROM notes n JOIN capabilities c USING (capability_id) WHERE c.decision_id = $1', [decisionId]))[0].n,
-    );
-
   it('refuses "not happened" while the paused body may run, keeps the key held, and journals the late result', async () => {
     const pausing = await stack.start('dispatcher', 'dispatcher-pausing', {
       faults: { dispatcherSignalAtBodyStart: [{ decisionIdPrefix: 'slow:', at: 'after_marker', signal: 'SIGSTOP' }] },
-      env: RECOVERY,
+      env: FAST_RECOVERY,
     });
     const [d] = await h.decisions('stillrun-run', 1, { decisionId: 'slow:1' });
     await h.client.send([d]);
-    await h.waitUntil('the dispatcher to stop itself inside the body', () => stopped(pausing));
-    expect(await notesOf(d.decisionId)).toBe(0);
+    await h.waitUntil('the dispatcher to stop itself inside the body', () => isStopped(pausing));
+    expect(await notesOf(h, d.decisionId)).toBe(0);
 
-    await stack.start('dispatcher', 'dispatcher-survivor', { env: RECOVERY });
+    await stack.start('dispatcher', 'dispatcher-survivor', { env: FAST_RECOVERY });
     await h.waitUntil('recovery to close the effect unknown', async () => (await h.finalRows([d.decisionId])).length === 1);
     expect((await h.finalRows([d.decisionId]))[0]).toMatchObject({ effect_boundary: 'effect_state_unknown', reason_code: 'dispatcher_lost_during_effect' });
 
@@ -59,16 +45,16 @@ describe('an operator resolving an unknown effect whose body may still run', () 
     // Resumed, the body acts: its result is late, and recorded as such.
     pausing.child.kill('SIGCONT');
     await h.waitUntil('the late result of the body', async () =>
-      (await entries(d.decisionId)).some((e) => e.kind === 'late_tool_result' && e.effectBoundary === 'effect_completed'),
+      (await journalEntriesOf(h, d.decisionId)).some((e) => e.kind === 'late_tool_result' && e.effectBoundary === 'effect_completed'),
     );
-    expect(await notesOf(d.decisionId)).toBe(1);
+    expect(await notesOf(h, d.decisionId)).toBe(1);
     expect((await h.finalRows([d.decisionId])).length).toBe(1);
     expect(await api('POST', path, olga, notHappened)).toMatchObject({ status: 409, body: { error: 'late_result_completed' } });
     expect((await held()).live_key).not.toBeNull();
 
     const done = await api('POST', path, olga, { outcome: 'completed', note: 'its late result and the note' });
     expect(done).toMatchObject({ status: 200, body: { decisionId: d.decisionId, effectBoundary: 'effect_completed' } });
-    const journal = await entries(d.decisionId);
+    const journal = await journalEntriesOf(h, d.decisionId);
     expect(journal[0]).toMatchObject({ kind: 'tool_result', effectBoundary: 'effect_state_unknown' });
     const late = journal.filter((e) => e.kind === 'late_tool_result');
     expect(late.at(-1)).toMatchObject({ effectBoundary: 'effect_completed', success: true, capabilityId: journal[0].capabilityId });

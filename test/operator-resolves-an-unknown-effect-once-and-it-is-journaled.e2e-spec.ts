@@ -1,8 +1,7 @@
 import { adminApi, cli } from './support/admin-api';
 import { Harness } from './support/harness';
 import { exited, Stack } from './support/stack';
-
-const RECOVERY = { RECOVERY_GRACE_MS: '500', RECOVERY_INTERVAL_MS: '300' };
+import { FAST_RECOVERY, journalEntriesOf } from './support/effect-probes';
 
 // A body lost mid-run ends effect_state_unknown (ADR 0011); the operator checks the outside world
 // and resolves it through the admin API (ADR 0036). The decision keeps its one final entry; the
@@ -23,17 +22,12 @@ describe('an operator resolving an unknown effect', () => {
     await stack?.stop();
   });
 
-  const entries = async (decisionId: string) =>
-    (await h.query<{ entry: string }>('SELECT entry FROM journal WHERE decision_id = $1 ORDER BY journal.journal_seq', [decisionId])).map(
-      (r) => JSON.parse(r.entry) as Record<string, unknown>,
-    );
-
   it('journals the true outcome once, after the final effect_state_unknown, naming the operator', async () => {
-    const dying = await stack.start('dispatcher', 'dispatcher-dying', { faults: { dispatcherSignalAtBodyStart: [{ decisionIdPrefix: 'lost:', at: 'after_marker', signal: 'SIGKILL' }] }, env: RECOVERY });
+    const dying = await stack.start('dispatcher', 'dispatcher-dying', { faults: { dispatcherSignalAtBodyStart: [{ decisionIdPrefix: 'lost:', at: 'after_marker', signal: 'SIGKILL' }] }, env: FAST_RECOVERY });
     const [d] = await h.decisions('resolve-run', 1, { decisionId: 'lost:1' });
     await h.client.send([d]);
     expect(await exited(dying)).toBe('SIGKILL');
-    await stack.start('dispatcher', 'dispatcher-survivor', { env: RECOVERY });
+    await stack.start('dispatcher', 'dispatcher-survivor', { env: FAST_RECOVERY });
     await h.waitUntil('recovery to close the effect unknown', async () => (await h.finalRows([d.decisionId])).length === 1);
     expect((await h.finalRows([d.decisionId]))[0]).toMatchObject({ effect_boundary: 'effect_state_unknown', reason_code: 'dispatcher_lost_during_effect' });
     const [done] = await h.decisions('resolve-run', 1, { decisionId: 'done:1', causalId: 'done', payload: { text: 'fine', ref: 'done:1' } });
@@ -58,7 +52,7 @@ describe('an operator resolving an unknown effect', () => {
     expect((winner === a ? b : a).body).toMatchObject({ error: 'already_resolved' });
     expect(await api('POST', path, olga, found)).toMatchObject({ status: 409, body: { error: 'already_resolved' } });
 
-    const journal = await entries(d.decisionId);
+    const journal = await journalEntriesOf(h, d.decisionId);
     expect(journal.map((e) => [e.kind, e.effectBoundary])).toEqual([
       ['tool_result', 'effect_state_unknown'],
       ['operator_action', boundary],

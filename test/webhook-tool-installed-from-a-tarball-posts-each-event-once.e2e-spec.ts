@@ -4,12 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Harness } from './support/harness';
 import { exited, Stack } from './support/stack';
+import { FAST_RECOVERY } from './support/effect-probes';
 
 // examples/webhook-tool is written as a team outside the project would write a tool: it depends
 // on the packed tool SDK and zod only, owns its table through its own migration, and reaches the
 // services through ARVIS_TOOL_PACKAGES alone. scripts/build-example-tools.sh packs and installs it.
 const PACKAGE = join(__dirname, '..', 'examples', 'webhook-tool');
-const RECOVERY = { RECOVERY_GRACE_MS: '500', RECOVERY_INTERVAL_MS: '300' };
 
 /** The tenant's endpoint: delivers each Idempotency-Key once and answers look-ups by key. */
 class WebhookEndpoint {
@@ -45,7 +45,7 @@ describe('a webhook tool package installed from a tarball and named in configura
   let url: string;
   let stack: Stack;
   let h: Harness;
-  const dispatcherEnv = () => ({ ...RECOVERY, WEBHOOK_TOOL_URL: url });
+  const dispatcherEnv = () => ({ ...FAST_RECOVERY, WEBHOOK_TOOL_URL: url });
   const event = (order: string) => ({ tool: 'webhook.post', payload: { event: 'order.paid', data: { order, amount: 42 } } });
   const entryOf = async (decisionId: string) => {
     const [row] = await h.query<{ entry: string }>('SELECT entry FROM journal WHERE final_decision_id = $1', [decisionId]);

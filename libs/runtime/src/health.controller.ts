@@ -3,6 +3,7 @@ import { ApiError } from './http-errors';
 import { collectDefaultMetrics, Gauge, type Metric } from 'prom-client';
 import { MetricsRegistry } from './metrics-registry';
 import { ServiceRuntime } from './service-runtime';
+import { scrapeSnapshot } from './scrape-snapshot';
 import { describeVerdict, JournalRollbackGuard } from './journal-rollback-guard';
 import { journalMetrics } from '@arvis/journal';
 import { consumerLag, deadLettersTotal } from '@arvis/kafka';
@@ -22,13 +23,15 @@ export class HealthController {
     // The event-loop delay histogram samples on a libuv timer: at prom-client's default 10 ms it
     // woke an idle process 100 times a second (ADR 0059); 100 ms still shows a loop that stalls.
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
-    const runtimeRef = this.runtime;
+    // Four outbox gauges and two checkpoint gauges: one read each per scrape.
+    const outbox = scrapeSnapshot(() => this.runtime.outboxDepth());
+    const checkpoints = scrapeSnapshot(() => this.runtime.checkpointLag());
     new Gauge({
       name: 'arvis_outbox_depth',
       help: 'Outbox rows not yet acknowledged by the broker (quarantined rows excluded)',
       registers: [this.registry],
       async collect() {
-        this.set((await runtimeRef.outboxDepth()).depth);
+        this.set((await outbox()).depth);
       },
     });
     new Gauge({
@@ -36,7 +39,7 @@ export class HealthController {
       help: 'Age of the oldest unpublished outbox row, in seconds (relay publish lag)',
       registers: [this.registry],
       async collect() {
-        this.set((await runtimeRef.outboxDepth()).oldestAgeMs / 1000);
+        this.set((await outbox()).oldestAgeMs / 1000);
       },
     });
     new Gauge({
@@ -44,7 +47,7 @@ export class HealthController {
       help: 'Deprecated: arvis_outbox_oldest_age_seconds in milliseconds; removed in a later release',
       registers: [this.registry],
       async collect() {
-        this.set((await runtimeRef.outboxDepth()).oldestAgeMs);
+        this.set((await outbox()).oldestAgeMs);
       },
     });
     new Gauge({
@@ -52,7 +55,7 @@ export class HealthController {
       help: 'Outbox rows set aside because the broker can never accept them (too large); list them with `cli outbox --quarantined`',
       registers: [this.registry],
       async collect() {
-        this.set((await runtimeRef.outboxDepth()).quarantined);
+        this.set((await outbox()).quarantined);
       },
     });
     new Gauge({
@@ -60,7 +63,7 @@ export class HealthController {
       help: 'Journal entries past the newest signed checkpoint (ADR 0025); growing while checkpoints are signed means they stopped',
       registers: [this.registry],
       async collect() {
-        this.set((await runtimeRef.checkpointLag()).unchecked);
+        this.set((await checkpoints()).unchecked);
       },
     });
     new Gauge({
@@ -68,7 +71,7 @@ export class HealthController {
       help: 'Seconds the first journal entry past the newest signed checkpoint has waited for one (0: none waits)',
       registers: [this.registry],
       async collect() {
-        this.set((await runtimeRef.checkpointLag()).oldestUncheckedSeconds);
+        this.set((await checkpoints()).oldestUncheckedSeconds);
       },
     });
     // Counted by the libraries where they happen (one increment each), served here.

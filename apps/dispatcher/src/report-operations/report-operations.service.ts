@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
 import { PrismaService } from '@arvis/persistence';
-import { MetricsRegistry } from '@arvis/runtime';
+import { MetricsRegistry, scrapeSnapshot } from '@arvis/runtime';
 
 interface Snapshot {
   pendingConfirmations: number;
@@ -11,9 +11,6 @@ interface Snapshot {
   auditIncompleteRuns: number;
 }
 
-// Every gauge of one scrape reads one snapshot: prom-client collects each gauge on its own.
-const SNAPSHOT_MS = 500;
-
 /**
  * What an operator acts on, read from the database at scrape time (ADR 0060): no statement on the
  * hot path. Exported by the dispatcher, whose role reads effects, runs and confirmations; every
@@ -21,11 +18,10 @@ const SNAPSHOT_MS = 500;
  */
 @Injectable()
 export class ReportOperationsService {
-  private cached?: { at: number; value: Promise<Snapshot> };
-
   constructor(private readonly prisma: PrismaService, metrics: MetricsRegistry) {
     const registers = [metrics];
-    const snapshot = () => this.snapshot();
+    // Every gauge of one scrape reads one snapshot.
+    const snapshot = scrapeSnapshot(() => this.read());
     const read = (pick: (s: Snapshot) => number) =>
       async function (this: Gauge) {
         this.set(pick(await snapshot()));
@@ -44,17 +40,6 @@ export class ReportOperationsService {
       collect: read((s) => s.unresolvedUnknown),
     });
     new Gauge({ name: 'arvis_runs_audit_incomplete', help: 'Runs marked audit-incomplete (a result that could not be journaled, ADR 0016)', registers, collect: read((s) => s.auditIncompleteRuns) });
-  }
-
-  private snapshot(): Promise<Snapshot> {
-    const now = Date.now();
-    if (!this.cached || now - this.cached.at > SNAPSHOT_MS) {
-      const value = this.read();
-      // A failed read is not kept: the next scrape tries again.
-      value.catch(() => (this.cached = undefined));
-      this.cached = { at: now, value };
-    }
-    return this.cached.value;
   }
 
   // The unknown predicate is the resolve statement's own (ADR 0036, 0056): unknown, not resolved,

@@ -140,8 +140,6 @@ export interface RelaySettings {
   maxBatchBytes: number;
   /** Rows larger than this are quarantined without a send. */
   maxMessageBytes: number;
-  /** Fault point (test profile only): die between the broker's ack and the mark. */
-  crashAfterPublish: boolean;
 }
 
 export interface DlqSettings {
@@ -235,7 +233,6 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
       pruneIntervalMs: env.RELAY_PRUNE_INTERVAL_MS,
       maxBatchBytes: env.RELAY_MAX_BATCH_BYTES,
       maxMessageBytes: env.RELAY_MAX_MESSAGE_BYTES,
-      crashAfterPublish: env.ARVIS_FAULTS.relayCrashAfterPublish === true,
     } satisfies RelaySettings,
     dlq: { maxRawBytes: env.DLQ_MAX_RAW_BYTES } satisfies DlqSettings,
     checkpoint: checkpointSettings(env),

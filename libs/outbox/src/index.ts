@@ -1,4 +1,5 @@
 export { enqueueOutbox, outboxInsert, reserveOutboxSeqs, type OutboxRow } from './enqueue-outbox';
 export { OutboxRelay, type RelayStats } from './outbox.relay';
+export { NO_RELAY_HOOKS, type RelayHooks } from './relay-hooks';
 export { deadLetterRow } from './dead-letter';
 export { discardQuarantined, releaseQuarantined, type QuarantinedOutboxRow } from './quarantine';

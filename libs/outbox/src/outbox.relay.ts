@@ -5,6 +5,7 @@ import { sendRefusalOf, type KafkaPublisher, type OutboundMessage, type SendRefu
 import { handlePoolErrors, preparedQuery } from '@arvis/persistence';
 import { endSpan, SpanKind, Tracing, withTraceHeaders, type Span, type TraceCarrier } from '@arvis/tracing';
 import { planBatch } from './plan-batch';
+import { NO_RELAY_HOOKS, type RelayHooks } from './relay-hooks';
 
 export interface RelayStats {
   published: number;
@@ -84,6 +85,7 @@ export class OutboxRelay {
     private readonly publisher: KafkaPublisher,
     private readonly settings: RelaySettings,
     private readonly tracing: Tracing = Tracing.disabled(),
+    private readonly hooks: RelayHooks = NO_RELAY_HOOKS,
   ) {
     this.pool = handlePoolErrors(new Pool({ connectionString: databaseUrl, max: 1 }), 'relay', (m) => this.log.warn(m));
   }
@@ -231,10 +233,7 @@ export class OutboxRelay {
       if (!refusal) throw e;
       return { published: 0, quarantined: quarantined + (await this.refusedForGood(client, rows, refusal, e as Error)), more: true };
     }
-    if (this.settings.crashAfterPublish) {
-      // Fault point: the broker has the messages, the rows are still in the outbox.
-      process.kill(process.pid, 'SIGKILL');
-    }
+    this.hooks.afterPublish();
     // Nothing needs a published row (ADR 0048): deleting it at once writes no new row version and
     // no index entry, where marking it wrote both and a pruner later deleted it anyway.
     const deleted = await client.query(

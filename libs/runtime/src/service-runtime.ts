@@ -4,8 +4,9 @@ import { JournalCheckpointer } from '@arvis/journal';
 import { OutboxRelay } from '@arvis/outbox';
 import { PrismaService } from '@arvis/persistence';
 import { Tracing } from '@arvis/tracing';
-import type { CheckpointSettings, DatabaseSettings, KafkaSettings, RelaySettings, TracingSettings } from '@arvis/config';
+import type { CheckpointSettings, DatabaseSettings, Faults, KafkaSettings, RelaySettings, TracingSettings } from '@arvis/config';
 import { PeriodicTask } from './periodic-task';
+import { relayHooksFor } from './relay-fault-hooks';
 
 export const SERVICE_SETTINGS = Symbol('SERVICE_SETTINGS');
 
@@ -14,6 +15,8 @@ export interface ServiceSettings {
   database: DatabaseSettings;
   kafka: KafkaSettings;
   relay: RelaySettings;
+  /** ARVIS_FAULTS (test profile only): binds the relay's crash window (relay-fault-hooks.ts). */
+  faults?: Faults;
   /** Signed journal checkpoints, written beside the relay; null or absent: none (ADR 0025). */
   checkpoint?: CheckpointSettings | null;
   /** The journal topic, where checkpoints go; needed only with `checkpoint`. */
@@ -46,7 +49,7 @@ export class ServiceRuntime implements OnApplicationShutdown {
   ) {
     if (settings.relay.enabled) {
       this.publisher = new KafkaPublisher(createKafka({ ...settings.kafka, clientId: `${settings.kafka.clientId}-relay` }));
-      this.relay = new OutboxRelay(settings.database.url, this.publisher, settings.relay, tracing);
+      this.relay = new OutboxRelay(settings.database.url, this.publisher, settings.relay, tracing, relayHooksFor(settings.faults));
     }
   }
 

@@ -55,5 +55,9 @@ export async function applyJournalShards(db: Queryable, shards: number): Promise
      ON CONFLICT (shard) DO NOTHING RETURNING shard`,
     [wanted, MAIN_JOURNAL_CHAIN, GENESIS_HASH],
   );
+  // Each chain's retention horizon (ADR 0041), which the pruner raises and never creates.
+  await db.query(
+    `INSERT INTO retention_horizon (chain) SELECT chain FROM journal_head ON CONFLICT (chain) DO NOTHING`,
+  );
   return { ok: true, shards, created: rows.length };
 }

@@ -12,3 +12,17 @@ export async function readPrunedThrough(client: PoolClient): Promise<string> {
   );
   return rows[0].s ?? '0';
 }
+
+/**
+ * The journal's chains (ADR 0062): those with a head row, by shard (main first), then any chain
+ * rows name that has no head (a forged or orphaned chain, which the walk reports).
+ */
+export async function chainsOf(client: PoolClient): Promise<string[]> {
+  const { rows } = await client.query<{ chain: string }>(
+    `SELECT chain FROM (SELECT chain, shard FROM journal_head
+                        UNION ALL
+                        SELECT DISTINCT j.chain, NULL::int FROM journal j WHERE NOT EXISTS (SELECT 1 FROM journal_head h WHERE h.chain = j.chain)) c
+     ORDER BY shard NULLS LAST, chain`,
+  );
+  return rows.map((r) => r.chain);
+}

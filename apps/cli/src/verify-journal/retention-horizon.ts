@@ -26,3 +26,11 @@ export async function chainsOf(client: PoolClient): Promise<string[]> {
   );
   return rows.map((r) => r.chain);
 }
+
+/** Each chain's retention horizon (ADR 0041, per chain since ADR 0062); empty before the migration that keeps it. */
+export async function readPrunedThroughByChain(client: PoolClient): Promise<Map<string, bigint>> {
+  const exists = (await client.query<{ t: string | null }>(`SELECT to_regclass('retention_horizon')::text AS t`)).rows[0].t;
+  if (exists === null) return new Map();
+  const { rows } = await client.query<{ chain: string; s: string }>('SELECT chain, material_through::text AS s FROM retention_horizon');
+  return new Map(rows.map((r) => [r.chain, BigInt(r.s)]));
+}

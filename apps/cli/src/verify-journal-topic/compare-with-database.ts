@@ -36,7 +36,10 @@ export async function compareWithDatabase(db: Pool, topics: readonly TopicChainS
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     // Each chain on its own (ADR 0062); findings of a chain other than main name it.
-    for (const chain of await chainsOf(client)) {
+    // The database's chains and any the topic holds besides: a chain removed from the database
+    // (rows and head) that was published is a finding, not a silent omission.
+    const known = await chainsOf(client);
+    for (const chain of [...known, ...topics.map((t) => t.chain).filter((c) => !known.includes(c))]) {
       const named = (f: DatabaseFinding) => add(chain === MAIN_JOURNAL_CHAIN ? f : { ...f, message: `chain ${chain}: ${f.message}` });
       const last = await compareChain(client, chain, topics.find((t) => t.chain === chain), batchSize, named, counts);
       if (chain === MAIN_JOURNAL_CHAIN) mainLast = last;

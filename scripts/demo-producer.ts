@@ -56,8 +56,11 @@ async function main(): Promise<void> {
     env.DEMO_TIMEOUT_MS,
   );
   if (ok && env.DEMO_CHECKPOINT_WAIT_MS > 0) {
-    const last = Math.max(...[...watcher.entries.keys()].map(Number));
-    await watcher.waitFor(() => watcher.checkpoints.some((c) => Number(c.seq) >= last), env.DEMO_CHECKPOINT_WAIT_MS);
+    // Each chain's newest entry, signed by a checkpoint of that chain (ADR 0062: one per chain).
+    const last = new Map<string, number>();
+    for (const e of watcher.entries.values()) last.set(e.chain, Math.max(last.get(e.chain) ?? 0, Number(e.journalSeq)));
+    const signed = () => [...last].every(([chain, seq]) => watcher.checkpoints.some((c) => c.chain === chain && Number(c.seq) >= seq));
+    await watcher.waitFor(signed, env.DEMO_CHECKPOINT_WAIT_MS);
   }
   await client.close();
   await watcher.stop();

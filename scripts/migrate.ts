@@ -5,6 +5,8 @@
 // libs/persistence/src/migrations/apply-migrations.ts for why this is not `prisma migrate deploy`.
 import { join } from 'node:path';
 import { ConfigError, databaseUrlFor, loadConfig } from '@arvis/config';
+import { Client } from 'pg';
+import { applyJournalShards } from '@arvis/journal';
 import { applyDatabaseRoles, applyMigrations, applyToolMigrations, dropDatabase } from '@arvis/persistence';
 import { loadToolPackages } from '@arvis/tool-catalog';
 import { MigrateEnv } from './script-env';
@@ -25,11 +27,26 @@ async function main(): Promise<void> {
   console.log(
     `[migrate] ${report.database}: ${report.applied.length} applied, ${report.alreadyApplied.length} already applied`,
   );
+  await journalShards(databaseUrl, env.JOURNAL_SHARDS);
   const tools = await applyToolMigrations(databaseUrl, packages, (l) => console.log(`[migrate] ${l}`));
   const names = packages.map((p) => `${p.name}@${p.version}`).join(', ') || 'none (ARVIS_TOOL_PACKAGES is empty)';
   console.log(`[migrate] tool packages ${names}: ${tools.applied.length} applied, ${tools.alreadyApplied.length} already applied`);
   const roles = await applyDatabaseRoles(databaseUrl, { prefix: env.ARVIS_DB_ROLE_PREFIX, packages: packages.map((p) => p.name) }, (l) => console.log(`[migrate] ${l}`));
   console.log(`[migrate] database roles granted on ${report.database}: ${roles.roles.join(', ')}`);
+}
+
+/** The journal's heads, one per chain (ADR 0062): created up to the count, never removed. */
+async function journalShards(databaseUrl: string, shards: number): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const applied = await applyJournalShards(client, shards);
+    if (!applied.ok) throw new Error(`JOURNAL_SHARDS=${applied.configured} but the journal has ${applied.shards} chains: the count never shrinks`);
+    console.log(`[migrate] journal: ${applied.shards} chain(s), ${applied.created} created`);
+  } finally {
+    await client.end();
+  }
 }
 
 main().catch((e: Error) => {

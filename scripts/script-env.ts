@@ -2,7 +2,7 @@
 // one module without side effects, so docs/configuration.md is generated from the very schemas
 // the scripts parse.
 import { z } from 'zod';
-import { commonEnvShape, envInt, envJson, envString, kafkaSecurityEnvShape, kafkaTopicEnvShape } from '@arvis/config';
+import { commonEnvShape, envInt, journalShardsEnv, envJson, envString, kafkaSecurityEnvShape, kafkaTopicEnvShape } from '@arvis/config';
 import { DEFAULT_ROLE_PREFIX, ROLE_PREFIX_PATTERN } from '@arvis/persistence';
 import { toolPackagesEnv } from '@arvis/tool-catalog';
 import { ACL_ROLES } from './kafka-acls';
@@ -19,6 +19,8 @@ export const MigrateEnv = z.object({
     unsetIfEmpty,
     z.string().regex(ROLE_PREFIX_PATTERN, 'lower-case letters, digits and _, starting with a letter, at most 24').default(DEFAULT_ROLE_PREFIX),
   ),
+  /** The journal's chains (ADR 0062): the missing heads are created; the count never shrinks. */
+  JOURNAL_SHARDS: journalShardsEnv,
 });
 
 /** `npm run topics` (scripts/create-topics.ts). */

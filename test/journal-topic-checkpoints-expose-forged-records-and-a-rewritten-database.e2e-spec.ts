@@ -30,7 +30,7 @@ describe('signed checkpoints on the journal topic', () => {
     if (stdout === '') throw new Error(`cli ${args.join(' ')} exited ${code} without a report: ${stderr}`);
     return { code, doc: JSON.parse(stdout) };
   };
-  const headSeq = async () => Number((await h.query<{ n: string }>('SELECT last_seq::text AS n FROM journal_head'))[0].n);
+  const headSeq = async () => Number((await h.query<{ n: string }>('SELECT last_seq::text AS n FROM journal_head WHERE shard = 0'))[0].n);
   /** Sends n decisions and waits until a checkpoint signs the new head. */
   const decideAndCheckpoint = async (runId: string, n: number) => {
     const decisions = await h.decisions(runId, n);
@@ -85,7 +85,7 @@ describe('signed checkpoints on the journal topic', () => {
 
   it('--from-topic names a forged record produced onto the topic by its seq', async () => {
     const forgedSeq = 3;
-    const genuine = h.journal.entries.get(String(forgedSeq))!;
+    const genuine = h.journal.entries.get(`main@${forgedSeq}`)!;
     const { hash: _genuineHash, ...unhashed } = { ...genuine, output: { noteId: 'forged' } };
     // A consistent forgery: its own hash recomputes. Only the copies and checkpoints expose it.
     await h.produceRaw(h.topics.journal, genuine.runId, JSON.stringify({ ...unhashed, hash: chainHash(genuine.prevHash, unhashed) }));
@@ -113,7 +113,7 @@ async function rewriteTail(h: Harness, from: number): Promise<void> {
   try {
     await c.query('BEGIN');
     await c.query('SET LOCAL session_replication_role = replica');
-    await c.query('SELECT last_seq FROM journal_head WHERE id = 1 FOR UPDATE');
+    await c.query('SELECT last_seq FROM journal_head WHERE shard = 0 FOR UPDATE');
     const rows = (await c.query<{ journal_seq: string; entry: string; prev_hash: string }>('SELECT journal_seq::text, entry, prev_hash FROM journal WHERE journal_seq >= $1 ORDER BY journal.journal_seq', [from])).rows;
     let prevHash = rows[0].prev_hash;
     for (const r of rows) {
@@ -122,7 +122,7 @@ async function rewriteTail(h: Harness, from: number): Promise<void> {
       await c.query('UPDATE journal SET entry = $2, prev_hash = $3, hash = $4 WHERE journal_seq = $1', [r.journal_seq, canonicalJson(entry), prevHash, hash]);
       prevHash = hash;
     }
-    await c.query('UPDATE journal_head SET last_hash = $1 WHERE id = 1', [prevHash]);
+    await c.query('UPDATE journal_head SET last_hash = $1 WHERE shard = 0', [prevHash]);
     await c.query('COMMIT');
   } catch (e) {
     await c.query('ROLLBACK');

@@ -43,7 +43,7 @@ describe('a short database outage while results are being recorded', () => {
       const head = new Client({ connectionString: stack.env.databaseUrl, application_name: 'arvis-test-head' });
       await head.connect();
       await head.query('BEGIN');
-      await head.query('SELECT 1 FROM journal_head WHERE id = 1 FOR UPDATE');
+      await head.query('SELECT 1 FROM journal_head WHERE shard = 0 FOR UPDATE');
       await h.waitUntil('a recording transaction waiting on the journal head', async () => {
         const { rows } = await admin.query(
           `SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND application_name = $2 AND wait_event_type = 'Lock'`,

@@ -126,7 +126,7 @@ describe('bench scale report', () => {
 
   it('renders one journal row per process count and batch, with transaction rate and p99', () => {
     const md = scaleLines(scale).join('\n');
-    expect(md).toContain('| 2 | 32 | 3200 | 100 | 0.50 | 3.0 | 12.3 | 75.0 | 97.0 | 300.0 | 200.0 |');
+    expect(md).toContain('| 2 | 1 | 32 | 3200 | 100 | 0.50 | 3.0 | 12.3 | 75.0 | 97.0 | 300.0 | 200.0 |');
     expect(md).toContain('> failed: journal x4 batch 1: appender ended');
   });
 

@@ -111,10 +111,11 @@ export function scaleLines(s: ScaleResults): string[] {
   const relay = s.relay.map((r, i) =>
     row([r.processes, r.rows, fmt(r.seconds, 1), fmt(r.rowsPerS), fmt(relayGain[i], 2), r.publishedByProcess.map((p) => fmt(p)).join(' / '), fmt(r.busyPercent, 1), ...cpuCells(r.cpuMsPer1000, ['relay', 'postgres', 'broker'])]),
   );
-  const journalHead = ['appenders', 'entries/tx', 'entries/s', 'tx/s', 'gain', 'tx p50 ms', 'tx p99 ms', 'waiting on the lock %', 'busy %', 'appender CPU ms/1k entries', 'postgres CPU ms/1k entries'];
+  const journalHead = ['appenders', 'chains', 'entries/tx', 'entries/s', 'tx/s', 'gain', 'tx p50 ms', 'tx p99 ms', 'waiting on the lock %', 'busy %', 'appender CPU ms/1k entries', 'postgres CPU ms/1k entries'];
+  // Gain over the fewest appenders of the same batch size: one appender on one chain.
   const journalGain = scaleGain(s.journal, (j) => j.entriesPerS, (a, b) => a.batch === b.batch);
   const journal = s.journal.map((j, i) =>
-    row([j.processes, j.batch, fmt(j.entriesPerS), fmt(j.transactionsPerS), fmt(journalGain[i], 2), fmt(j.p50Ms, 1), fmt(j.p99Ms, 1), fmt(j.lockWaitPercent, 1), fmt(j.busyPercent, 1), ...cpuCells(j.cpuMsPer1000, ['appender', 'postgres'])]),
+    row([j.processes, j.shards ?? 1, j.batch, fmt(j.entriesPerS), fmt(j.transactionsPerS), fmt(journalGain[i], 2), fmt(j.p50Ms, 1), fmt(j.p99Ms, 1), fmt(j.lockWaitPercent, 1), fmt(j.busyPercent, 1), ...cpuCells(j.cpuMsPer1000, ['appender', 'postgres'])]),
   );
   return [
     '## Scale: the outbox relay and the journal head with N processes',
@@ -127,7 +128,7 @@ export function scaleLines(s: ScaleResults): string[] {
     row(relayHead.map(() => '---')),
     ...relay,
     '',
-    'Journal: N processes append through appendJournal, one transaction at a time each; gain is entries/s over the fewest appenders with the same entries per transaction; waiting on the lock is the mean share of appenders found waiting on a row lock (pg_stat_activity, every 50 ms).',
+    'Journal: N processes append through appendJournal, one transaction at a time each, to the database\'s chains (1, or N: ADR 0062; each transaction\'s entries are of 64 runs, so a batch of 32 touches most chains); gain is entries/s over the fewest appenders with the same entries per transaction; waiting on the lock is the mean share of appenders found waiting on a row lock (pg_stat_activity, every 50 ms).',
     '',
     row(journalHead),
     row(journalHead.map(() => '---')),

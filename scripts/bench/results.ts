@@ -67,6 +67,8 @@ export interface RelayScaleResult {
 /** Journal entries appended by N processes at once, each one transaction at a time (scale phase). */
 export interface JournalScaleResult {
   processes: number;
+  /** Journal chains the appenders wrote to (ADR 0062); absent in results from before: 1. */
+  shards?: number;
   /** Entries per transaction. */
   batch: number;
   seconds: number;

@@ -1,7 +1,7 @@
 // The scale phase (--scale N1,N2,...): the two places where every writer meets one lock, measured
 // with N processes at once. (a) The outbox relay: N relay processes (apps/relay) drain a pre-filled
 // outbox; one advisory lock lets one publish at a time. (b) The journal head: N processes append
-// through appendJournal; the `journal_head` row is locked FOR UPDATE per append. Each measurement
+// through appendJournal; the head rows an append needs are locked FOR UPDATE, one chain or N (ADR 0062). Each measurement
 // on a fresh bench database (and fresh topics for the relay). Reports figures; asserts nothing.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
@@ -186,8 +186,9 @@ export function lockWaitPercent(samples: readonly number[], processes: number): 
   return Math.round((samples.reduce((a, b) => a + b, 0) / samples.length / processes) * 1000) / 10;
 }
 
-export async function measureJournal(ctx: ScaleContext, v: Variant, baseEnv: Record<string, string>, n: number, batch: number): Promise<JournalScaleResult> {
-  const env: Record<string, string> = { ...baseEnv, ARVIS_TOPIC_PREFIX: `bench-scale-${Date.now().toString(36)}-j${n}.` };
+export async function measureJournal(ctx: ScaleContext, v: Variant, baseEnv: Record<string, string>, n: number, batch: number, shards = 1): Promise<JournalScaleResult> {
+  // The fresh database is migrated with this many chains (ADR 0062); the appenders' 64 runs spread over them.
+  const env: Record<string, string> = { ...baseEnv, JOURNAL_SHARDS: String(shards), ARVIS_TOPIC_PREFIX: `bench-scale-${Date.now().toString(36)}-j${n}.` };
   await freshDatabase(v, env);
   const log = createWriteStream(join(ctx.logDir, `${v.label}-scale-journal.log`), { flags: 'a' });
   const appenders = Array.from({ length: n }, () => spawnAppender(v, env, batch, JOURNAL_SECONDS, log));
@@ -200,7 +201,7 @@ export async function measureJournal(ctx: ScaleContext, v: Variant, baseEnv: Rec
     const results = await Promise.all(appenders.map(async (a) => JSON.parse((await lineStarting(a, 'result ')).slice('result '.length)) as AppenderResult));
     const w1 = sampleWindow(roles);
     const lockWait = lockWaitPercent(await waits.stop(), n);
-    return { ...journalFigures(n, batch, results, busyPercent(w0.machine, w1.machine), cpuPer1000(w0, w1, results.reduce((s, r) => s + r.entries, 0))), lockWaitPercent: lockWait };
+    return { ...journalFigures(n, batch, results, busyPercent(w0.machine, w1.machine), cpuPer1000(w0, w1, results.reduce((s, r) => s + r.entries, 0))), shards, lockWaitPercent: lockWait };
   } finally {
     await Promise.all(appenders.map(stopAppender));
     log.end();
@@ -243,9 +244,10 @@ export async function measureScale(ctx: ScaleContext, v: Variant, env: Record<st
     if (r) ctx.say(`  ${r.rowsPerS} rows/s in ${r.seconds} s, published per relay ${JSON.stringify(r.publishedByProcess)}, CPU ms/1000 rows ${JSON.stringify(r.cpuMsPer1000)}`);
   }
   for (const batch of JOURNAL_BATCHES) {
-    for (const n of counts) {
-      ctx.say(`scale: journal append, ${n} appender process(es), ${batch} entr${batch === 1 ? 'y' : 'ies'} per transaction, ${JOURNAL_SECONDS} s (${v.label})`);
-      const j = await attempt(`journal x${n} batch ${batch}`, () => measureJournal(ctx, v, env, n, batch));
+    // N appenders on one chain, and (for N > 1) on N chains (ADR 0062).
+    for (const [n, shards] of counts.flatMap((n) => (n > 1 ? [[n, 1], [n, n]] : [[n, 1]]))) {
+      ctx.say(`scale: journal append, ${n} appender process(es) on ${shards} chain(s), ${batch} entr${batch === 1 ? 'y' : 'ies'} per transaction, ${JOURNAL_SECONDS} s (${v.label})`);
+      const j = await attempt(`journal x${n}${shards > 1 ? ` on ${shards} chains` : ''} batch ${batch}`, () => measureJournal(ctx, v, env, n, batch, shards));
       if (j) out.journal.push(j);
       if (j) ctx.say(`  ${j.entriesPerS} entries/s, ${j.transactionsPerS} tx/s, tx p50 ${j.p50Ms} ms, p99 ${j.p99Ms} ms, waiting on a lock ${j.lockWaitPercent}%, CPU ms/1000 entries ${JSON.stringify(j.cpuMsPer1000)}`);
     }

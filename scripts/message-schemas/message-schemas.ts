@@ -71,7 +71,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
   {
     file: 'journal-entry.schema.json',
     title: 'JournalEntry',
-    description: 'A hash-chained journal entry copied to the journal topic (key: runId). Deduplicate by journalSeq.',
+    description: 'A hash-chained journal entry copied to the journal topic (key: runId). Deduplicate by (chain, journalSeq): each chain numbers its entries from 1.',
     schema: JournalEntrySchema,
     topics: ['journal'],
     writtenBy: 'the authorizer and the dispatcher (through the outbox)',

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Pool } from 'pg';
 import { topicsFor, type KafkaSecurity } from '@arvis/config';
 import { createKafka, ensureTopics } from '@arvis/kafka';
+import { applyJournalShards } from '@arvis/journal';
 import { applyMigrations } from '@arvis/persistence';
 import { localKeyEnv, localKeys } from '../../scripts/local-keys';
 import { localToolPackages, migrateToolPackages } from '../../scripts/local-tools';
@@ -41,7 +42,7 @@ export interface BrokerAccess {
 /** A fresh database (dropped and recreated), migrated, and a fresh topic prefix with its topics. */
 export async function createEnvironment(
   name: string,
-  opts: { migrationsDir?: string; toolPackages?: readonly string[]; kafka?: BrokerAccess } = {},
+  opts: { migrationsDir?: string; toolPackages?: readonly string[]; kafka?: BrokerAccess; journalShards?: number } = {},
 ): Promise<TestEnvironment> {
   // ARVIS_TEST_NAMESPACE lets two checkouts run their suites side by side on one PostgreSQL.
   const db = `arvis_test_${(process.env.ARVIS_TEST_NAMESPACE ?? '') + name}`.replace(/[^a-z0-9_]/gi, '_').toLowerCase();
@@ -50,6 +51,16 @@ export async function createEnvironment(
   await admin.end();
   const databaseUrl = `${BASE_URL}/${db}`;
   await applyMigrations(databaseUrl, opts.migrationsDir ?? join(ROOT, 'prisma', 'migrations'));
+  // As `npm run migrate` does with JOURNAL_SHARDS (ADR 0062); one chain unless asked.
+  if (opts.journalShards !== undefined) {
+    const pool = new Pool({ connectionString: databaseUrl, max: 1 });
+    try {
+      const applied = await applyJournalShards(pool, opts.journalShards);
+      if (!applied.ok) throw new Error(`journal has ${applied.shards} chains, more than ${opts.journalShards}`);
+    } finally {
+      await pool.end();
+    }
+  }
   // The demo tools, loaded as a user's package is: named by ARVIS_TOOL_PACKAGES, migrated after.
   const toolPackages = [localToolPackages(ROOT), ...(opts.toolPackages ?? [])].join(',');
   await migrateToolPackages(databaseUrl, toolPackages);

@@ -60,9 +60,9 @@ export class Harness {
 
   /** Final journal rows in the table for these decisions. */
   async finalRows(decisionIds: string[]) {
-    return this.query<{ journal_seq: string; decision_id: string; kind: string; effect_boundary: string; reason_code: string | null }>(
-      `SELECT journal_seq::text, decision_id, kind, effect_boundary, reason_code FROM journal
-       WHERE final_decision_id = ANY($1) ORDER BY journal.journal_seq`,
+    return this.query<{ chain: string; journal_seq: string; decision_id: string; kind: string; effect_boundary: string; reason_code: string | null }>(
+      `SELECT chain, journal_seq::text, decision_id, kind, effect_boundary, reason_code FROM journal
+       WHERE final_decision_id = ANY($1) ORDER BY journal.chain, journal.journal_seq`,
       [decisionIds],
     );
   }

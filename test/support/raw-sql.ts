@@ -10,6 +10,7 @@ export function rawSql(run: (text: string, values: unknown[]) => Promise<{ rowCo
   return {
     $executeRaw: async (strings: TemplateStringsArray, ...values: unknown[]) => (await run(text(strings), values)).rowCount ?? 0,
     $queryRaw: async (strings: TemplateStringsArray, ...values: unknown[]) => (await run(text(strings), values)).rows,
+    $queryRawUnsafe: async (sql: string, ...values: unknown[]) => (await run(sql, values)).rows,
   };
 }
 

@@ -13,8 +13,9 @@ export class Stack {
   /**
    * toolPackages: packages loaded beside the demo's (paths or module names, as ARVIS_TOOL_PACKAGES takes).
    * kafka: another broker (the secured one), where the topics are created as its admin.
+   * journalShards: the journal's chains, as `npm run migrate` gives them with JOURNAL_SHARDS (ADR 0062).
    */
-  static async create(name: string, opts: { migrationsDir?: string; toolPackages?: readonly string[]; kafka?: BrokerAccess } = {}): Promise<Stack> {
+  static async create(name: string, opts: { migrationsDir?: string; toolPackages?: readonly string[]; kafka?: BrokerAccess; journalShards?: number } = {}): Promise<Stack> {
     return new Stack(await createEnvironment(name, opts));
   }
 

@@ -75,6 +75,13 @@ export const commonEnvShape = {
   ...tracingEnvShape,
 };
 
+/**
+ * How many hash chains the journal is split into (ADR 0062), applied by `npm run migrate`: the
+ * database's head rows are the count every appender uses, so writers cannot disagree. It only
+ * grows. 64 at most: one head row, one lock, one checkpoint per chain.
+ */
+export const journalShardsEnv = envInt(1, 1, 64);
+
 /** The database of the demo and the tests: a default outside the production profile only. */
 export const LOCAL_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/arvis';
 

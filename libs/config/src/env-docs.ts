@@ -136,6 +136,7 @@ export const ENV_DOCS: Readonly<Record<string, EnvVariableDoc>> = {
 
   // Scripts
   ARVIS_DB_ROLE_PREFIX: { description: 'Prefix of the database roles `npm run migrate` creates (roles are cluster-wide: one prefix per deployment sharing a cluster).', adr: ['0034'] },
+  JOURNAL_SHARDS: { description: 'Hash chains the journal is split into, one head each (shard 0 is `main`); a run\'s entries all go to the chain of its (tenant, runId). `npm run migrate` creates the missing heads and refuses a smaller count than the database has; stop the services first.', adr: ['0062'] },
   TOPIC_PARTITIONS: { description: 'Partitions of each topic `npm run topics` creates.', adr: ['0043'] },
   JOURNAL_RETENTION_MS: { description: 'Retention of the journal topic; -1 keeps it without a time limit.', adr: ['0025'] },
   KAFKA_TOPIC_REPLICATION_FACTOR: { description: 'Replicas of each topic (3 in production).', adr: kafka },

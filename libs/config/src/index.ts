@@ -3,6 +3,7 @@ export { ENV_DOCS, fileBacked, type EnvVariableDoc } from './env-docs';
 export {
   Profile,
   commonEnvShape,
+  journalShardsEnv,
   commonSettings,
   topicsFor,
   databaseUrlFor,

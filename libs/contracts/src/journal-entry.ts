@@ -50,7 +50,7 @@ export const JournalOperatorActionSchema = z.strictObject({
 });
 export type JournalOperatorAction = z.infer<typeof JournalOperatorActionSchema>;
 
-/** The one chain today; sharded chains later get other names (docs/journal-topic.md). */
+/** Shard 0's chain, the only one of a journal never given more (ADR 0062); shard k's is `shard-<k>`. */
 export const MAIN_JOURNAL_CHAIN = 'main';
 
 /**

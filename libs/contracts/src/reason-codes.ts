@@ -15,7 +15,9 @@ export const SPEC_VERSION = 1 as const;
 // v6: the non-final kind `late_tool_result` (ADR 0056) and the operator act `reconcile_rollback` (ADR 0055); no new code.
 // v7: decisionId, runId and causalId are unique per tenant (ADR 0061): the journal may hold two final
 // entries with one decisionId, of two tenants; a reader keys a decision by (tenant, decisionId); no new code.
-export const REASON_CODES_VERSION = 7 as const;
+// v8: the journal is in chains (ADR 0062): journalSeq is gap-free within its chain, so a reader keys
+// an entry by (chain, journalSeq) and checks each chain apart; shapes unchanged; no new code.
+export const REASON_CODES_VERSION = 8 as const;
 
 export const ReasonCode = z.enum([
   'malformed_message',

@@ -1,6 +1,7 @@
 import {
   JOURNAL_CHECKPOINT_RECORD_TYPE,
   JournalCheckpointSchema,
+  MAIN_JOURNAL_CHAIN,
   SPEC_VERSION,
   type DlqRecord,
   type JournalCheckpoint,
@@ -112,10 +113,21 @@ export class DecisionClient {
 }
 
 /**
+ * What names a journal entry on the topic: its chain and its journalSeq, `<chain>@<seq>`. Seqs
+ * are gap-free within a chain, so two chains both have a seq 1; an entry without `chain` (written
+ * before the field existed) is on "main".
+ */
+export function journalEntryKey(entry: { chain?: unknown; journalSeq: string }): string {
+  return `${typeof entry.chain === 'string' ? entry.chain : MAIN_JOURNAL_CHAIN}@${entry.journalSeq}`;
+}
+
+/**
  * Reads the journal and dead-letter topics (decisions and intents) from the beginning in a throwaway consumer group,
- * deduplicating journal entries by journalSeq (the topic is an at-least-once copy).
+ * deduplicating journal entries by (chain, journalSeq) (the topic is an at-least-once copy, and
+ * each chain numbers its own entries from 1: contracts version 8).
  */
 export class JournalWatcher {
+  /** Each entry once, keyed by `journalEntryKey` (`<chain>@<journalSeq>`). */
   readonly entries = new Map<string, JournalEntry>();
   readonly deadLetters: DlqRecord[] = [];
   /** Signed checkpoints seen on the journal topic (docs/journal-topic.md), copies included. */
@@ -175,11 +187,12 @@ export class JournalWatcher {
       return;
     }
     const entry = body as JournalEntry;
-    if (this.entries.has(entry.journalSeq)) {
+    const key = journalEntryKey(entry);
+    if (this.entries.has(key)) {
       this.duplicatesSeen++;
       return;
     }
-    this.entries.set(entry.journalSeq, entry);
+    this.entries.set(key, entry);
     this.onEntry?.(entry);
   }
 

@@ -5,6 +5,7 @@ import { outboxInsert, type OutboxRow } from '@arvis/outbox';
 import { traceIdOf, type TraceCarrier } from '@arvis/tracing';
 import type { JournalDraft } from './entries';
 import { observeFinal } from './journal-metrics';
+import { shardKeyOf } from './journal-shards';
 
 export interface JournalRow {
   journalSeq: bigint;
@@ -53,70 +54,105 @@ function stamp(drafts: readonly JournalDraft[], recordedAt: string) {
 }
 
 /**
- * Appends entries to the global hash chain and copies them to the journal topic through the
- * outbox, inside the caller's transaction. The chain head row is locked (FOR UPDATE) so
- * journalSeq and prevHash are assigned in one order across every writer of both apps; callers
- * append last in their transaction to hold that lock briefly. recordedAt is the database's time.
- * The trace id is added after hashing, beside `hash`: it is in the topic copy and the trace_id
- * column, never in the hashed entry text (ADR 0028).
+ * Appends entries to the journal's hash chains and copies them to the journal topic through the
+ * outbox, inside the caller's transaction. The journal is split into chains (shards, ADR 0062),
+ * one head row each; an entry's chain is chosen from its (tenant, runId), so a run's entries are
+ * all in one chain. The heads the drafts need are locked (FOR UPDATE, in shard order, so two
+ * appends spanning the same shards never deadlock), and journalSeq and prevHash are assigned in
+ * one order per chain across every writer of both apps; callers append last in their transaction
+ * to hold those locks briefly. recordedAt is the database's time. The trace id is added after
+ * hashing, beside `hash`: it is in the topic copy and the trace_id column, never in the hashed
+ * entry text (ADR 0028).
  */
 export async function appendJournal(tx: Tx, drafts: readonly JournalDraft[], journalTopic: string): Promise<JournalEntry[]> {
-  // The topic copies go in with the entries and the head's move: one statement fewer while the
-  // head is locked.
+  // The topic copies go in with the entries and the heads' move: one statement fewer while the
+  // heads are locked.
   return (await chainJournal(tx, drafts, journalTopic, true)).entries;
+}
+
+/** A chain head as locked: where the next entry of its chain goes. */
+export interface LockedHead {
+  shard: number;
+  chain: string;
+  lastSeq: bigint;
+  lastHash: string;
+}
+
+/**
+ * Locks the heads of the shards these (tenant, run) keys fall in, in shard order, and returns
+ * them with the shard count and the database's time, in one statement. The count is the
+ * database's (its head rows), never a process's own setting: every writer hashes into the same
+ * chains (ADR 0062).
+ */
+async function lockHeads(tx: Tx, keys: readonly number[]): Promise<{ shards: number; heads: Map<number, LockedHead>; dbNow: Date }> {
+  const rows = await tx.$queryRawUnsafe<{ shard: number; chain: string; last_seq: bigint; last_hash: string; shards: number; db_now: Date }[]>(
+    `WITH n AS (SELECT count(*)::int AS shards FROM journal_head)
+     SELECT h.shard, h.chain, h.last_seq, h.last_hash, n.shards, now() AS db_now
+     FROM journal_head h, n
+     WHERE h.shard IN (SELECT (k % n.shards)::int FROM unnest($1::bigint[]) k)
+     ORDER BY h.shard
+     FOR UPDATE OF h`,
+    [...new Set(keys)].map(String),
+  );
+  if (rows.length === 0) throw new Error('journal_head rows missing: run the migrations');
+  const heads = new Map(rows.map((r) => [r.shard, { shard: r.shard, chain: r.chain, lastSeq: BigInt(r.last_seq), lastHash: r.last_hash }]));
+  return { shards: rows[0].shards, heads, dbNow: rows[0].db_now };
 }
 
 /**
  * The entries chained and stored; their topic copies are handed back for the caller to enqueue in
  * its own one outbox statement (the authorizer's slice, ADR 0049), still inside the transaction
- * that holds the head lock, so they take outbox positions in chain order. `enqueueCopies`: they
+ * that holds the head locks, so they take outbox positions in chain order. `enqueueCopies`: they
  * are inserted by the statement that stores the entries instead (appendJournal).
  */
 export async function chainJournal(tx: Tx, drafts: readonly JournalDraft[], journalTopic: string, enqueueCopies = false): Promise<{ entries: JournalEntry[]; outbox: OutboxRow[] }> {
   if (drafts.length === 0) return { entries: [], outbox: [] };
-  const head = await tx.$queryRaw<{ last_seq: bigint; last_hash: string; chain: string; db_now: Date }[]>`
-    SELECT last_seq, last_hash, chain, now() AS db_now FROM journal_head WHERE id = 1 FOR UPDATE`;
-  if (head.length !== 1) throw new Error('journal_head row missing: run the migrations');
-  let seq = BigInt(head[0].last_seq);
-  let prevHash = head[0].last_hash;
+  const keys = drafts.map((d) => shardKeyOf(d.tenant, d.runId));
+  const { shards, heads, dbNow } = await lockHeads(tx, keys);
   const entries: JournalEntry[] = [];
   const rows: JournalRow[] = [];
   const admitted: (Date | undefined)[] = [];
-  const dbNow: Date = head[0].db_now;
-  for (const { draft, trace, traceId, admittedAt } of stamp(drafts, dbNow.toISOString())) {
-    seq += 1n;
+  stamp(drafts, dbNow.toISOString()).forEach(({ draft, trace, traceId, admittedAt }, i) => {
+    const head = heads.get(keys[i] % shards);
+    if (!head) throw new Error(`journal_head of shard ${keys[i] % shards} missing: run the migrations`);
+    const seq = head.lastSeq + 1n;
     // chain is hashed: an entry cannot be moved to another chain unnoticed (ADR 0025).
-    const unhashed = { ...draft, chain: head[0].chain, journalSeq: seq.toString(), prevHash };
+    const unhashed = { ...draft, chain: head.chain, journalSeq: seq.toString(), prevHash: head.lastHash };
     // The canonical text hashed is the text stored: one canonicalisation per entry.
-    const { hash, canonical } = chainLink(prevHash, unhashed);
+    const { hash, canonical } = chainLink(head.lastHash, unhashed);
     const entry = { ...unhashed, hash, ...(traceId ? { traceId } : {}) } as JournalEntry;
     entries.push(entry);
     rows.push({ journalSeq: seq, entry, unhashed: canonical, trace });
     admitted.push(admittedAt);
-    prevHash = hash;
-  }
+    head.lastSeq = seq;
+    head.lastHash = hash;
+  });
   const outbox = rows.map((r): OutboxRow => ({ topic: journalTopic, key: r.entry.runId, payload: JSON.stringify(r.entry), traceContext: r.trace }));
-  await insertAndMoveHead(tx, rows, seq, prevHash, enqueueCopies ? outbox : []);
+  const moved = [...heads.values()].filter((h) => rows.some((r) => r.entry.chain === h.chain));
+  await insertAndMoveHeads(tx, rows, moved, enqueueCopies ? outbox : []);
   rows.forEach((r, i) => observeFinal(r.entry, dbNow, admitted[i]));
   return { entries, outbox: enqueueCopies ? [] : outbox };
 }
 
-/** The entries, the head's move and (when given) the entries' topic copies in one statement; every row count is checked. */
-export async function insertAndMoveHead(tx: Tx, rows: JournalRow[], lastSeq: bigint, lastHash: string, copies: readonly OutboxRow[] = []): Promise<void> {
+/** The entries, the heads' moves and (when given) the entries' topic copies in one statement; every row count is checked. */
+export async function insertAndMoveHeads(tx: Tx, rows: JournalRow[], heads: readonly LockedHead[], copies: readonly OutboxRow[] = []): Promise<void> {
   const u = unnestOf(JOURNAL_COLUMNS, rows);
   const n = u.params.length;
-  const queue = copies.length > 0 ? outboxInsert(copies, n + 2) : undefined;
+  const queue = copies.length > 0 ? outboxInsert(copies, n + 3) : undefined;
   const [done] = await tx.$queryRawUnsafe<{ inserted: number; moved: number; queued: number }[]>(
     `WITH inserted AS (INSERT INTO journal (${u.names.join(', ')}) SELECT * FROM ${u.sql} RETURNING 1),
-          moved AS (UPDATE journal_head SET last_seq = $${n + 1}::bigint, last_hash = $${n + 2}::text WHERE id = 1 RETURNING 1)${queue ? `,
+          moved AS (UPDATE journal_head h SET last_seq = m.seq, last_hash = m.hash
+                    FROM unnest($${n + 1}::int[], $${n + 2}::bigint[], $${n + 3}::text[]) AS m(shard, seq, hash)
+                    WHERE h.shard = m.shard RETURNING 1)${queue ? `,
           queued AS (${queue.sql} RETURNING 1)` : ''}
      SELECT (SELECT count(*) FROM inserted)::int AS inserted, (SELECT count(*) FROM moved)::int AS moved, ${queue ? '(SELECT count(*) FROM queued)::int' : '0'} AS queued`,
     ...u.params,
-    lastSeq.toString(),
-    lastHash,
+    heads.map((h) => h.shard),
+    heads.map((h) => h.lastSeq.toString()),
+    heads.map((h) => h.lastHash),
     ...(queue?.params ?? []),
   );
   if (done.inserted !== rows.length) throw new Error(`inserted ${done.inserted} of ${rows.length} rows into journal`);
-  if (done.moved !== 1) throw new Error('journal head did not move');
+  if (done.moved !== heads.length) throw new Error(`journal heads moved: ${done.moved} of ${heads.length}`);
   if (done.queued !== copies.length) throw new Error(`inserted ${done.queued} of ${copies.length} journal copies into the outbox`);
 }

@@ -30,7 +30,7 @@ export function checkpointDue(unsigned: bigint, oldestUnsignedAgeMs: number, pol
 }
 
 /**
- * Signs the journal's chain head and publishes it to the journal topic through the outbox
+ * Signs each journal chain's head and publishes it to the journal topic through the outbox
  * (ADR 0025). The checkpoint row and its outbox row commit together, after every entry the head
  * covers, so on the topic a checkpoint never precedes the entries it signs (per partition order
  * aside: readers order by journalSeq). Several processes may run one; the advisory lock and the
@@ -47,23 +47,37 @@ export class JournalCheckpointer {
     this.key = { keyId: policy.keyId, privateKey: loadEd25519PrivateKey(policy.privateKey) };
   }
 
-  /** One pass: the checkpoint written, or null (nothing due, or another process holds the lock). */
+  /** One pass: the first checkpoint written, or null (nothing due, or another process holds the lock). */
   async checkpointIfDue(): Promise<JournalCheckpoint | null> {
+    return (await this.checkpointChainsDue())[0] ?? null;
+  }
+
+  /**
+   * One pass over every chain (ADR 0062: one checkpoint per chain, each signing its own head):
+   * the checkpoints written, none when nothing is due or another process holds the lock.
+   */
+  async checkpointChainsDue(): Promise<JournalCheckpoint[]> {
     return this.db.tx(async (tx) => {
       const [lock] = await tx.$queryRaw<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(${CHECKPOINT_LOCK_KEY}::bigint) AS ok`;
-      if (!lock.ok) return null;
-      const [head] = await tx.$queryRaw<{ chain: string; last_seq: bigint; last_hash: string; db_now: Date }[]>`
-        SELECT chain, last_seq, last_hash, now() AS db_now FROM journal_head WHERE id = 1`;
-      if (!head) throw new Error('journal_head row missing: run the migrations');
-      const [last] = await tx.$queryRaw<{ journal_seq: bigint }[]>`
-        SELECT journal_seq FROM journal_checkpoints WHERE chain = ${head.chain} ORDER BY journal_seq DESC LIMIT 1`;
-      const lastSeq = last ? BigInt(last.journal_seq) : 0n;
-      const headSeq = BigInt(head.last_seq);
-      if (headSeq <= lastSeq) return null;
-      const [oldest] = await tx.$queryRaw<{ age_ms: number }[]>`
-        SELECT (extract(epoch FROM now() - recorded_at) * 1000)::float8 AS age_ms FROM journal WHERE journal_seq = ${lastSeq + 1n}`;
-      if (!checkpointDue(headSeq - lastSeq, oldest?.age_ms ?? 0, this.policy)) return null;
-      return this.write(tx, { chain: head.chain, seq: headSeq, hash: head.last_hash, signedAt: head.db_now });
+      if (!lock.ok) return [];
+      // Not locked FOR UPDATE: a head read here was committed with every entry it covers.
+      const heads = await tx.$queryRaw<{ chain: string; last_seq: bigint; last_hash: string; signed_seq: bigint | null; age_ms: number | null; db_now: Date }[]>`
+        SELECT h.chain, h.last_seq, h.last_hash, c.seq AS signed_seq, now() AS db_now,
+               (SELECT (extract(epoch FROM now() - j.recorded_at) * 1000)::float8 FROM journal j
+                WHERE j.chain = h.chain AND j.journal_seq = coalesce(c.seq, 0) + 1) AS age_ms
+        FROM journal_head h
+        LEFT JOIN LATERAL (SELECT journal_seq AS seq FROM journal_checkpoints WHERE chain = h.chain ORDER BY journal_seq DESC LIMIT 1) c ON true
+        ORDER BY h.shard`;
+      if (heads.length === 0) throw new Error('journal_head rows missing: run the migrations');
+      const written: JournalCheckpoint[] = [];
+      for (const head of heads) {
+        const lastSeq = head.signed_seq === null ? 0n : BigInt(head.signed_seq);
+        const headSeq = BigInt(head.last_seq);
+        if (headSeq <= lastSeq) continue;
+        if (!checkpointDue(headSeq - lastSeq, head.age_ms ?? 0, this.policy)) continue;
+        written.push(await this.write(tx, { chain: head.chain, seq: headSeq, hash: head.last_hash, signedAt: head.db_now }));
+      }
+      return written;
     });
   }
 

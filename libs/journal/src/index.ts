@@ -1,4 +1,5 @@
 export { appendJournal, chainJournal, JournalDraftError } from './append-journal';
+export { applyJournalShards, chainOfShard, MAX_JOURNAL_SHARDS, shardKeyOf, shardOf, type JournalShardsApplied } from './journal-shards';
 export { journalMetrics } from './journal-metrics';
 export {
   auditIncompleteEntry,
@@ -22,8 +23,10 @@ export { checkpointDue, CHECKPOINT_LOCK_KEY, JournalCheckpointer, type Checkpoin
 export {
   lostEntriesOf,
   readDatabaseHead,
+  readDatabaseHeads,
   restoreLostEntries,
   rollbackVerdict,
+  rollbackVerdictOfChains,
   topicHeadsOf,
   type DatabaseHead,
   type LostEntries,

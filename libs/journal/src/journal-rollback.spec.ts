@@ -1,14 +1,14 @@
 import { chainLink, GENESIS_HASH } from '@arvis/crypto';
-import { lostEntriesOf, rollbackVerdict, topicHeadsOf } from './journal-rollback';
+import { lostEntriesOf, rollbackVerdict, rollbackVerdictOfChains, topicHeadsOf } from './journal-rollback';
 
 /** A chain of n entries as the topic copies them (JSON of the entry with its hash). */
-function chain(n: number): { records: string[]; hashes: string[] } {
+function chain(n: number, name = 'main'): { records: string[]; hashes: string[] } {
   const records: string[] = [];
   const hashes = [GENESIS_HASH];
   for (let i = 1; i <= n; i++) {
     const unhashed = {
       specVersion: 1, kind: 'tool_result', decisionId: `d${i}`, runId: 'r', causalId: `c${i}`, tenant: 'acme', principal: 'alice', tool: 'notes.append',
-      capabilityId: `cap-${i}`, effectBoundary: 'effect_completed', success: true, recordedAt: '2026-12-01T00:00:00.000Z', chain: 'main', journalSeq: String(i), prevHash: hashes[i - 1],
+      capabilityId: `cap-${i}`, effectBoundary: 'effect_completed', success: true, recordedAt: '2026-12-01T00:00:00.000Z', chain: name, journalSeq: String(i), prevHash: hashes[i - 1],
     };
     const { hash } = chainLink(hashes[i - 1], unhashed);
     hashes.push(hash);
@@ -46,5 +46,18 @@ describe('the journal topic against a restored database', () => {
     const changed = JSON.stringify({ ...JSON.parse(records[2]), tenant: 'globex' });
     expect(lostEntriesOf([changed, records[3]], 'main', { seq: 2n, hash: hashes[2] }, 4n)).toEqual({ ok: false, reason: 'hash_mismatch', seq: '3' });
     expect(lostEntriesOf([records[2], changed, records[3]], 'main', { seq: 2n, hash: hashes[2] }, 4n)).toEqual({ ok: false, reason: 'conflicting_copies', seq: '3' });
+  });
+
+  it('judges each chain on its own: one chain behind is a rollback, whatever the others hold (ADR 0062)', () => {
+    const other = chain(3, 'shard-1');
+    const topic = topicHeadsOf([...records, ...other.records]);
+    expect([...topic.keys()].sort()).toEqual(['main', 'shard-1']);
+    const main = { chain: 'main', seq: 4n, hash: hashes[4], hashAtTopicSeq: hashes[4] };
+    expect(rollbackVerdictOfChains(topic, [main, { chain: 'shard-1', seq: 3n, hash: other.hashes[3], hashAtTopicSeq: other.hashes[3] }])).toEqual({ state: 'consistent' });
+    expect(rollbackVerdictOfChains(topic, [main, { chain: 'shard-1', seq: 1n, hash: other.hashes[1], hashAtTopicSeq: null }])).toMatchObject({ state: 'journal_rolled_back', chain: 'shard-1', databaseSeq: '1', topicSeq: '3' });
+    // A chain the topic holds and the database has no head for lost everything.
+    expect(rollbackVerdictOfChains(topic, [main])).toMatchObject({ state: 'journal_rolled_back', chain: 'shard-1', databaseSeq: '0', topicSeq: '3' });
+    // A chain the database has and the topic never saw is no rollback.
+    expect(rollbackVerdictOfChains(topicHeadsOf(records), [main, { chain: 'shard-2', seq: 0n, hash: GENESIS_HASH, hashAtTopicSeq: null }])).toEqual({ state: 'consistent' });
   });
 });

@@ -1,7 +1,7 @@
 import { canonicalJson, chainLink } from '@arvis/crypto';
 import { MAIN_JOURNAL_CHAIN, readJournalTopicRecord, type JournalEntry } from '@arvis/contracts';
 import type { Tx } from '@arvis/persistence';
-import { insertAndMoveHead, type JournalRow } from './append-journal';
+import { insertAndMoveHeads, type JournalRow } from './append-journal';
 
 /** The newest entry of a chain seen on the journal topic (and the highest seq a checkpoint signed). */
 export interface TopicHead {
@@ -70,15 +70,44 @@ export function rollbackVerdict(topic: TopicHead | undefined, db: DatabaseHead):
   return { state: db.hashAtTopicSeq === null && db.seq < topic.seq ? 'journal_rolled_back' : 'journal_diverged', ...facts };
 }
 
-/** The head row and the hash of the row at `topicSeq`, in one statement. */
-export async function readDatabaseHead(db: Pick<Tx, '$queryRawUnsafe'>, topicSeq: bigint): Promise<DatabaseHead> {
+/**
+ * Every chain's head row and the hash its journal holds at that chain's topic head seq, in one
+ * statement (ADR 0062: the guard judges each chain on its own; a chain the topic has not seen is
+ * judged at seq 0, which every database holds).
+ */
+export async function readDatabaseHeads(db: Pick<Tx, '$queryRawUnsafe'>, topicSeqs: ReadonlyMap<string, bigint>): Promise<DatabaseHead[]> {
+  const chains = [...topicSeqs.keys()];
   const rows = await db.$queryRawUnsafe<{ chain: string; last_seq: bigint; last_hash: string; at_topic: string | null }[]>(
-    `SELECT h.chain, h.last_seq, h.last_hash, (SELECT j.hash FROM journal j WHERE j.journal_seq = $1::bigint) AS at_topic
-     FROM journal_head h WHERE h.id = 1`,
-    topicSeq.toString(),
+    `SELECT h.chain, h.last_seq, h.last_hash,
+            (SELECT j.hash FROM journal j WHERE j.chain = h.chain AND j.journal_seq = t.seq) AS at_topic
+     FROM journal_head h
+     LEFT JOIN unnest($1::text[], $2::bigint[]) AS t(chain, seq) ON t.chain = h.chain
+     ORDER BY h.shard`,
+    chains,
+    chains.map((c) => topicSeqs.get(c)!.toString()),
   );
-  if (rows.length !== 1) throw new Error('journal_head row missing: run the migrations');
-  return { chain: rows[0].chain ?? MAIN_JOURNAL_CHAIN, seq: BigInt(rows[0].last_seq), hash: rows[0].last_hash, hashAtTopicSeq: rows[0].at_topic };
+  if (rows.length === 0) throw new Error('journal_head rows missing: run the migrations');
+  return rows.map((r) => ({ chain: r.chain ?? MAIN_JOURNAL_CHAIN, seq: BigInt(r.last_seq), hash: r.last_hash, hashAtTopicSeq: r.at_topic }));
+}
+
+/** The head of one chain and the hash at `topicSeq` (the main chain unless named). */
+export async function readDatabaseHead(db: Pick<Tx, '$queryRawUnsafe'>, topicSeq: bigint, chain: string = MAIN_JOURNAL_CHAIN): Promise<DatabaseHead> {
+  const head = (await readDatabaseHeads(db, new Map([[chain, topicSeq]]))).find((h) => h.chain === chain);
+  if (!head) throw new Error(`journal_head of chain ${chain} missing: run the migrations`);
+  return head;
+}
+
+/**
+ * The first chain whose database head is behind or off the topic's, else consistent: one verdict
+ * over every chain, a chain on the topic that the database lacks counting as rolled back.
+ */
+export function rollbackVerdictOfChains(topic: ReadonlyMap<string, TopicHead>, db: readonly DatabaseHead[]): RollbackVerdict {
+  for (const [chain, t] of topic) {
+    const d = db.find((h) => h.chain === chain) ?? { chain, seq: 0n, hash: '', hashAtTopicSeq: null };
+    const verdict = rollbackVerdict(t, d);
+    if (verdict.state !== 'consistent') return verdict;
+  }
+  return { state: 'consistent' };
 }
 
 /** The entries a restore lost, as the topic holds them, ready to be chained back in order. */
@@ -127,16 +156,18 @@ export function lostEntriesOf(values: readonly (Buffer | string | null)[], chain
 }
 
 /**
- * Chains the lost entries back into the journal, as they were (same seqs, same hashes), and moves
- * the head to the last, in one statement, under the head lock; `expected` is the head the
+ * Chains the lost entries of one chain back into the journal, as they were (same seqs, same
+ * hashes), and moves that chain's head to the last, in one statement, under the head lock; `expected` is the head the
  * entries continue, refused if it moved. Nothing is enqueued: the topic already holds them.
  */
 export async function restoreLostEntries(tx: Tx, entries: readonly LostEntry[], expected: { seq: bigint; hash: string }): Promise<boolean> {
   if (entries.length === 0) return false;
-  const head = await tx.$queryRaw<{ last_seq: bigint; last_hash: string }[]>`SELECT last_seq, last_hash FROM journal_head WHERE id = 1 FOR UPDATE`;
+  const chain = entries[0].entry.chain;
+  const head = await tx.$queryRaw<{ shard: number; last_seq: bigint; last_hash: string }[]>`
+    SELECT shard, last_seq, last_hash FROM journal_head WHERE chain = ${chain} FOR UPDATE`;
   if (head.length !== 1 || BigInt(head[0].last_seq) !== expected.seq || head[0].last_hash !== expected.hash) return false;
   const rows: JournalRow[] = entries.map((e) => ({ journalSeq: e.seq, entry: e.entry, unhashed: e.unhashed }));
   const last = entries[entries.length - 1];
-  await insertAndMoveHead(tx, rows, last.seq, last.entry.hash);
+  await insertAndMoveHeads(tx, rows, [{ shard: head[0].shard, chain, lastSeq: last.seq, lastHash: last.entry.hash }]);
   return true;
 }

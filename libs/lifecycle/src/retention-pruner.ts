@@ -53,15 +53,17 @@ WITH scanned AS (
   ORDER BY i.committed_at, i.intent_id
   LIMIT $4
 ), prunable AS (
-  SELECT s.intent_id, s.capability_id, j.journal_seq, coalesce(e.holds_key AND e.state = 'effect_completed', false) AS keeps_key
+  SELECT s.intent_id, s.capability_id, j.chain, j.journal_seq, coalesce(e.holds_key AND e.state = 'effect_completed', false) AS keeps_key
   FROM scanned s
   JOIN journal j ON j.final_decision_id = s.decision_id AND j.tenant = s.tenant AND j.recorded_at < now() - make_interval(secs => $1::float8 / 1000)
   LEFT JOIN effects e ON e.capability_id = s.capability_id
   WHERE (e.state IS NULL OR e.state <> ALL($5::text[]))
     AND NOT EXISTS (SELECT 1 FROM confirmations c WHERE c.decision_id = s.decision_id AND c.tenant = s.tenant AND c.status = ANY($6::text[]))
 ), horizon AS (
-  UPDATE retention_horizon SET material_through = greatest(material_through, (SELECT max(journal_seq) FROM prunable)), updated_at = now()
-  WHERE chain = 'main' AND EXISTS (SELECT 1 FROM prunable)
+  -- Per chain (ADR 0062): each chain's horizon is a seq of that chain.
+  UPDATE retention_horizon h SET material_through = greatest(h.material_through, m.seq), updated_at = now()
+  FROM (SELECT chain, max(journal_seq) AS seq FROM prunable GROUP BY chain) m
+  WHERE h.chain = m.chain
   RETURNING 1
 ), gone_effects AS (
   DELETE FROM effects e USING prunable p WHERE e.capability_id = p.capability_id AND NOT p.keeps_key RETURNING 1
@@ -73,6 +75,7 @@ WITH scanned AS (
 SELECT (SELECT count(*) FROM scanned)::int AS scanned,
        (SELECT count(*) FROM prunable)::int AS prunable,
        (SELECT count(*) FROM horizon)::int AS horizon,
+       (SELECT count(DISTINCT chain) FROM prunable)::int AS chains,
        (SELECT count(*) FROM gone_effects)::int AS effects,
        (SELECT count(*) FROM gone_capabilities)::int AS capabilities,
        (SELECT count(*) FROM gone_intents)::int AS intents,
@@ -143,6 +146,7 @@ interface MaterialRow {
   scanned: number;
   prunable: number;
   horizon: number;
+  chains: number;
   effects: number;
   capabilities: number;
   intents: number;
@@ -211,9 +215,9 @@ export class RetentionPruner {
     const { decisionsMs, batch } = this.settings;
     for (let at = START; keepGoing(); ) {
       const r = await inTransaction(client, MATERIAL_BATCH, [decisionsMs, at.at, at.id, batch, KEEPING_EFFECT_STATES, OPEN_CONFIRMATIONS], (r: MaterialRow) => {
-        // Each prunable decision has exactly one intent and one capability; the horizon moves once.
+        // Each prunable decision has exactly one intent and one capability; each chain's horizon moves once.
         if (r.intents !== r.prunable || r.capabilities !== r.prunable) return `deleted ${r.intents} intents and ${r.capabilities} capabilities for ${r.prunable} decisions`;
-        if (r.horizon !== (r.prunable > 0 ? 1 : 0)) return `retention horizon moved ${r.horizon} times`;
+        if (r.horizon !== r.chains) return `retention horizon moved ${r.horizon} times`;
         return null;
       });
       counts.batches++;

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { MAIN_JOURNAL_CHAIN } from '@arvis/contracts';
-import { readDatabaseHead, rollbackVerdict, topicHeadsOf, type RollbackVerdict, type TopicHead } from '@arvis/journal';
+import { readDatabaseHeads, rollbackVerdictOfChains, topicHeadsOf, type RollbackVerdict, type TopicHead } from '@arvis/journal';
 import { readTopic } from '@arvis/kafka';
 import { PrismaService } from '@arvis/persistence';
 import { JOURNAL_HEAD_READER_GROUP_PREFIX } from './journal-head-group';
@@ -30,7 +29,8 @@ export class JournalRollbackGuard implements OnModuleInit, OnApplicationShutdown
   private readonly log = new Logger('JournalRollback');
   /** Undefined until the first check: no verdict yet, no work. */
   private current?: RollbackVerdict;
-  private topicHead?: TopicHead;
+  /** The topic's head of each chain it holds (ADR 0062: each chain is judged on its own). */
+  private topicHeads = new Map<string, TopicHead>();
   private readonly recheck: PeriodicTask;
   private rechecking = false;
 
@@ -71,7 +71,7 @@ export class JournalRollbackGuard implements OnModuleInit, OnApplicationShutdown
         // consumers meanwhile start (and wait for the broker) as they would, handling nothing.
         connectRetries: 0,
       });
-      this.topicHead = topicHeadsOf(records.map((r) => r.value)).get(MAIN_JOURNAL_CHAIN);
+      this.topicHeads = topicHeadsOf(records.map((r) => r.value));
     } catch (e) {
       return this.settle({ state: 'journal_topic_unread', detail: `the journal topic could not be read: ${(e as Error).message}` });
     }
@@ -80,8 +80,9 @@ export class JournalRollbackGuard implements OnModuleInit, OnApplicationShutdown
 
   /** The database against the topic head last read: cheap, for the recheck while refusing. */
   private async compare(): Promise<RollbackVerdict> {
-    const db = await readDatabaseHead(this.prisma, this.topicHead?.seq ?? 0n);
-    return this.settle(rollbackVerdict(this.topicHead, db));
+    const seqs = new Map([...this.topicHeads].map(([chain, h]) => [chain, h.seq]));
+    const db = await readDatabaseHeads(this.prisma, seqs);
+    return this.settle(rollbackVerdictOfChains(this.topicHeads, db));
   }
 
   private async pass(): Promise<void> {

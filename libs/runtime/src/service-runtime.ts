@@ -73,8 +73,9 @@ export class ServiceRuntime implements OnApplicationShutdown {
     }
     const checkpointer = new JournalCheckpointer(this.prisma, checkpoint, topics.journal);
     const pass = async () => {
-      const written = await checkpointer.checkpointIfDue();
-      if (written) this.log.log(`journal checkpoint ${written.chain}@${written.seq} signed (${written.signature.keyId})`);
+      for (const written of await checkpointer.checkpointChainsDue()) {
+        this.log.log(`journal checkpoint ${written.chain}@${written.seq} signed (${written.signature.keyId})`);
+      }
     };
     // Polled more often than everyMs so the entry count triggers promptly; each idle pass is two small reads.
     this.checkpoints = new PeriodicTask('journal checkpoint', Math.min(checkpoint.everyMs, 1000), pass, this.log);
@@ -102,13 +103,14 @@ export class ServiceRuntime implements OnApplicationShutdown {
    * every process reads the same rows, so replicas report the same figures.
    */
   async checkpointLag(): Promise<{ unchecked: number; oldestUncheckedSeconds: number }> {
-    const [row] = await this.prisma.$queryRaw<{ unchecked: bigint; age: number | null }[]>`
-      SELECT h.last_seq - coalesce(c.seq, 0) AS unchecked,
-             (SELECT extract(epoch FROM now() - j.recorded_at)::float8 FROM journal j WHERE j.journal_seq = coalesce(c.seq, 0) + 1) AS age
+    // Summed over the chains (ADR 0062); the wait is the longest of any chain's.
+    const [row] = await this.prisma.$queryRaw<{ unchecked: bigint | null; age: number | null }[]>`
+      SELECT sum(h.last_seq - coalesce(c.seq, 0))::bigint AS unchecked,
+             max(CASE WHEN h.last_seq > coalesce(c.seq, 0) THEN
+               (SELECT extract(epoch FROM now() - j.recorded_at)::float8 FROM journal j WHERE j.chain = h.chain AND j.journal_seq = coalesce(c.seq, 0) + 1) END) AS age
       FROM journal_head h
-      LEFT JOIN LATERAL (SELECT journal_seq AS seq FROM journal_checkpoints WHERE chain = h.chain ORDER BY journal_seq DESC LIMIT 1) c ON true
-      WHERE h.id = 1`;
-    if (!row) return { unchecked: 0, oldestUncheckedSeconds: 0 };
+      LEFT JOIN LATERAL (SELECT journal_seq AS seq FROM journal_checkpoints WHERE chain = h.chain ORDER BY journal_seq DESC LIMIT 1) c ON true`;
+    if (!row || row.unchecked === null) return { unchecked: 0, oldestUncheckedSeconds: 0 };
     const unchecked = Number(row.unchecked);
     return { unchecked, oldestUncheckedSeconds: unchecked > 0 && row.age !== null ? Math.max(0, row.age) : 0 };
   }

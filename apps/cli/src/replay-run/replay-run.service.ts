@@ -3,7 +3,7 @@ import { FINAL_JOURNAL_KINDS, type JournalKind } from '@arvis/contracts';
 import { GENESIS_HASH } from '@arvis/crypto';
 import { columns, compact } from '../output';
 import { checkRow, JOURNAL_ROW_COLUMNS, type JournalRow, type StoredEntry } from '../verify-journal/journal-row';
-import { readPrunedThrough } from '../verify-journal/retention-horizon';
+import { readPrunedThroughByChain } from '../verify-journal/retention-horizon';
 import { checkConfirmationOrder } from './confirmation-order';
 import { checkResolutionOrder } from './resolution-order';
 import { checkToolResult, type CapabilityRow, type IntentRow } from './replay-checks';
@@ -48,7 +48,7 @@ export class ReplayRunService {
     try {
       // One snapshot, so a row appended mid-replay cannot look like a broken link.
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const rows = (await client.query<JournalRow>(`SELECT ${JOURNAL_ROW_COLUMNS} FROM journal WHERE run_id = $1 ORDER BY journal.journal_seq`, [runId])).rows;
+      const rows = (await client.query<JournalRow>(`SELECT ${JOURNAL_ROW_COLUMNS} FROM journal WHERE run_id = $1 ORDER BY journal.chain, journal.journal_seq`, [runId])).rows;
       const inInbox = (await client.query('SELECT 1 FROM decision_inbox WHERE run_id = $1 LIMIT 1', [runId])).rowCount! > 0;
       if (rows.length === 0) {
         await client.query('COMMIT');
@@ -68,7 +68,7 @@ export class ReplayRunService {
         const checked = checkRow(row);
         if (!checked.ok) miss(`journal_seq ${row.journal_seq}: ${checked.detail}`);
         const prevSeq = (BigInt(row.journal_seq) - 1n).toString();
-        const expectedPrev = prevSeq === '0' ? GENESIS_HASH : predecessors.get(prevSeq);
+        const expectedPrev = prevSeq === '0' ? GENESIS_HASH : predecessors.get(`${row.chain}@${prevSeq}`);
         if (expectedPrev === undefined) miss(`journal_seq ${prevSeq}, before ${row.journal_seq}, is missing (row deleted)`);
         else if (row.prev_hash !== expectedPrev) miss(`prev_hash of ${row.journal_seq} is not the hash of ${prevSeq} (reordered or changed)`);
         // Results are rebuilt from the hashed entry, not from the derived columns.
@@ -77,7 +77,7 @@ export class ReplayRunService {
         hashed.push(entry);
         if (entry.kind === 'tool_result') {
           const capId = typeof entry.capabilityId === 'string' ? entry.capabilityId : '';
-          const gone = !intents.has(capId) && !capabilities.has(capId) && BigInt(row.journal_seq) <= prunedThrough;
+          const gone = !intents.has(capId) && !capabilities.has(capId) && BigInt(row.journal_seq) <= (prunedThrough.get(row.chain) ?? 0n);
           if (gone) pruned.push(row.journal_seq);
           else for (const m of checkToolResult(entry, intents.get(capId), capabilities.get(capId))) miss(`journal_seq ${row.journal_seq}: ${m}`);
         }
@@ -96,12 +96,17 @@ export class ReplayRunService {
 
 /** What the run's entries are checked against: each row's global predecessor, intents, capabilities, the retention horizon. */
 async function storedMaterial(client: PoolClient, rows: JournalRow[]) {
-  // The run's rows interleave with other runs' rows; each is linked to its global predecessor.
-  const predecessorSeqs = rows.map((r) => (BigInt(r.journal_seq) - 1n).toString()).filter((s) => s !== '0');
+  // The run's rows interleave with other runs' rows; each is linked to its predecessor in its own
+  // chain (ADR 0062: a run's entries are in one chain, but one run id of two tenants may be in two).
+  const before = rows.filter((r) => r.journal_seq !== '1');
   const predecessors = new Map(
-    (await client.query<{ journal_seq: string; hash: string }>('SELECT journal_seq::text AS journal_seq, hash FROM journal WHERE journal_seq = ANY($1::bigint[])', [predecessorSeqs])).rows.map(
-      (r) => [r.journal_seq, r.hash],
-    ),
+    (
+      await client.query<{ chain: string; journal_seq: string; hash: string }>(
+        `SELECT j.chain, j.journal_seq::text AS journal_seq, j.hash FROM journal j
+         JOIN unnest($1::text[], $2::bigint[]) AS p(chain, seq) ON j.chain = p.chain AND j.journal_seq = p.seq`,
+        [before.map((r) => r.chain), before.map((r) => (BigInt(r.journal_seq) - 1n).toString())],
+      )
+    ).rows.map((r) => [`${r.chain}@${r.journal_seq}`, r.hash]),
   );
   const capabilityIds = rows.filter((r) => r.kind === 'tool_result' && r.result_capability_id).map((r) => r.result_capability_id!);
   const intents = new Map(
@@ -117,7 +122,7 @@ async function storedMaterial(client: PoolClient, rows: JournalRow[]) {
       (c) => [c.capability_id, c],
     ),
   );
-  return { predecessors, intents, capabilities, prunedThrough: BigInt(await readPrunedThrough(client)) };
+  return { predecessors, intents, capabilities, prunedThrough: await readPrunedThroughByChain(client) };
 }
 
 function resultOf(row: JournalRow, e: Record<string, unknown>): ReplayedResult {

@@ -16,7 +16,7 @@ export class ShowRunService {
       const journal = (
         await client.query<RunJournalRow>(
           `SELECT journal_seq::text AS journal_seq, kind, decision_id, tenant, tool, effect_boundary, success, reason_code
-           FROM journal WHERE run_id = $1 ORDER BY journal.journal_seq`,
+           FROM journal WHERE run_id = $1 ORDER BY journal.chain, journal.journal_seq`,
           [runId],
         )
       ).rows;

@@ -1,4 +1,4 @@
-import { matchesFilter, readTailedEntry, SeqDeduper, type TailedEntry } from './entry-filter';
+import { ChainSeqDeduper, matchesFilter, readTailedEntry, SeqDeduper, type TailedEntry } from './entry-filter';
 
 const entry: TailedEntry = {
   journalSeq: '3',
@@ -37,5 +37,11 @@ describe('tail filtering', () => {
     const d = new SeqDeduper();
     const seen = ['2', '1', '2', '3', '1', '5', '5', '4', '3'].filter((s) => d.firstTime(s));
     expect(seen).toEqual(['2', '1', '3', '5', '4']);
+  });
+
+  it('passes each (chain, journalSeq) once: the same seq on two chains is two entries', () => {
+    const d = new ChainSeqDeduper();
+    const seen = [['main', '1'], ['shard-1', '1'], [undefined, '1'], ['shard-1', '1'], ['shard-1', '2']].filter(([c, s]) => d.firstTime(c, s!));
+    expect(seen).toEqual([['main', '1'], ['shard-1', '1'], ['shard-1', '2']]);
   });
 });

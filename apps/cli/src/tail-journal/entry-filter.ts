@@ -1,4 +1,4 @@
-import { JOURNAL_CHECKPOINT_RECORD_TYPE } from '@arvis/contracts';
+import { JOURNAL_CHECKPOINT_RECORD_TYPE, MAIN_JOURNAL_CHAIN } from '@arvis/contracts';
 import type { TailFilter } from '../cli-args';
 
 /** The fields of a journal topic message that tail filters and prints. */
@@ -47,9 +47,23 @@ export function matchesFilter(e: TailedEntry, f: TailFilter): boolean {
 
 /**
  * The topic is an at-least-once copy (the relay may publish a row twice), so entries are
- * deduplicated by journalSeq, the table's own key. Seqs are global and gap-free, so the set
- * is kept compact: everything at or below the contiguous low-water mark is forgotten.
+ * deduplicated by (chain, journalSeq), the table's own key (ADR 0062). Seqs are gap-free within
+ * a chain, so each chain's set is kept compact: everything at or below its contiguous low-water
+ * mark is forgotten.
  */
+export class ChainSeqDeduper {
+  private readonly chains = new Map<string, SeqDeduper>();
+
+  /** True the first time (chain, seq) is seen; an entry without `chain` is on main. */
+  firstTime(chain: unknown, journalSeq: string): boolean {
+    const name = typeof chain === 'string' ? chain : MAIN_JOURNAL_CHAIN;
+    let d = this.chains.get(name);
+    if (!d) this.chains.set(name, (d = new SeqDeduper()));
+    return d.firstTime(journalSeq);
+  }
+}
+
+/** One chain's seqs, each passed once. */
 export class SeqDeduper {
   private low = 0n;
   private readonly above = new Set<bigint>();

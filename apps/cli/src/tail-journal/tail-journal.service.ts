@@ -1,7 +1,7 @@
 import { createKafka, type KafkaConnection } from '@arvis/kafka';
 import type { TailFilter } from '../cli-args';
 import { entryLine, type Printer } from '../output';
-import { matchesFilter, readTailedEntry, SeqDeduper } from './entry-filter';
+import { matchesFilter, readTailedEntry, ChainSeqDeduper } from './entry-filter';
 
 export interface TailOptions {
   filter: TailFilter;
@@ -25,7 +25,7 @@ export class TailJournalService {
     const kafka = createKafka({ ...this.connection, clientId: 'arvis-cli' });
     const groupId = `arvis-cli-tail-${process.pid}-${Date.now()}`;
     const consumer = kafka.consumer({ groupId, sessionTimeout: 10000, allowAutoTopicCreation: false });
-    const seen = new SeqDeduper();
+    const seen = new ChainSeqDeduper();
     let printed = 0;
     let finish!: () => void;
     const finished = new Promise<void>((resolve) => (finish = resolve));
@@ -46,7 +46,7 @@ export class TailJournalService {
             this.printer.error(`skipped an unreadable message at offset ${message.offset}`);
             return;
           }
-          if (!seen.firstTime(entry.journalSeq) || !matchesFilter(entry, opts.filter)) return;
+          if (!seen.firstTime(entry.chain, entry.journalSeq) || !matchesFilter(entry, opts.filter)) return;
           if (this.printer.json) this.printer.jsonLine(entry);
           else this.printer.line(entryLine(entry));
           printed++;

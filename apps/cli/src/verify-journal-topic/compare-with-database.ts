@@ -1,7 +1,8 @@
 import { MAIN_JOURNAL_CHAIN } from '@arvis/contracts';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { ChainWalker, type ChainFinding, type JournalHeadRow } from '../verify-journal/chain-walker';
 import { JOURNAL_ROW_COLUMNS, type JournalRow } from '../verify-journal/journal-row';
+import { chainsOf } from '../verify-journal/retention-horizon';
 import type { TopicChainSummary } from './topic-chain';
 
 export interface DatabaseFinding {
@@ -26,51 +27,73 @@ const MAX_FINDINGS = 100;
  * walk. A rewrite that keeps the database self-consistent still differs from what was signed and
  * published before it; the first such seq is the first bad one. One REPEATABLE READ snapshot.
  */
-export async function compareWithDatabase(db: Pool, topic: TopicChainSummary | undefined, batchSize = 1000): Promise<DatabaseComparison> {
+export async function compareWithDatabase(db: Pool, topics: readonly TopicChainSummary[], batchSize = 1000): Promise<DatabaseComparison> {
   const client = await db.connect();
   const findings: DatabaseFinding[] = [];
   const add = (f: DatabaseFinding) => void (findings.length < MAX_FINDINGS && findings.push(f));
-  let checkpointsCompared = 0;
-  let topicCopiesCompared = 0;
+  const counts = { checkpointsCompared: 0, topicCopiesCompared: 0, rowsChecked: 0 };
+  let mainLast = '0';
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const walker = new ChainWalker(MAX_FINDINGS);
-    for (let after = '0'; ; ) {
-      const { rows } = await client.query<JournalRow>(
-        `SELECT ${JOURNAL_ROW_COLUMNS} FROM journal WHERE journal_seq > $1::bigint ORDER BY journal.journal_seq LIMIT $2`,
-        [after, batchSize],
-      );
-      for (const row of rows) {
-        walker.push(row);
-        const seq = BigInt(row.journal_seq);
-        if (row.chain !== MAIN_JOURNAL_CHAIN || !topic) continue;
-        const copy = topic.hashes.get(seq);
-        if (copy !== undefined) {
-          topicCopiesCompared++;
-          if (copy !== row.hash) add({ kind: 'differs_from_topic', journalSeq: row.journal_seq, message: `journal_seq ${seq}: the database's row differs from the topic's copy${signedNote(topic, seq)} (row rewritten)` });
-        }
-        const signed = topic.signed.get(seq);
-        if (signed) {
-          checkpointsCompared++;
-          if (signed.checkpoint.hash !== row.hash) add({ kind: 'checkpoint_mismatch', journalSeq: row.journal_seq, message: `journal_seq ${seq}: the database's hash differs from checkpoint ${signed.checkpoint.chain}@${seq} signed by ${signed.checkpoint.signature.keyId}` });
-        }
-      }
-      if (rows.length < batchSize) break;
-      after = rows[rows.length - 1].journal_seq;
+    // Each chain on its own (ADR 0062); findings of a chain other than main name it.
+    // The database's chains and any the topic holds besides: a chain removed from the database
+    // (rows and head) that was published is a finding, not a silent omission.
+    const known = await chainsOf(client);
+    for (const chain of [...known, ...topics.map((t) => t.chain).filter((c) => !known.includes(c))]) {
+      const named = (f: DatabaseFinding) => add(chain === MAIN_JOURNAL_CHAIN ? f : { ...f, message: `chain ${chain}: ${f.message}` });
+      const last = await compareChain(client, chain, topics.find((t) => t.chain === chain), batchSize, named, counts);
+      if (chain === MAIN_JOURNAL_CHAIN) mainLast = last;
     }
-    const head = (await client.query<JournalHeadRow>('SELECT last_seq::text AS last_seq, last_hash FROM journal_head WHERE id = 1')).rows[0];
     await client.query('COMMIT');
-    const chain = walker.finish(head);
-    for (const f of chain.findings) add(f);
-    behindCheckpoints(topic, BigInt(chain.lastSeq), add);
     findings.sort((a, b) => (BigInt(a.journalSeq) < BigInt(b.journalSeq) ? -1 : BigInt(a.journalSeq) > BigInt(b.journalSeq) ? 1 : 0));
-    return { rowsChecked: chain.rowsChecked, lastSeq: chain.lastSeq, checkpointsCompared, topicCopiesCompared, findings };
+    return { rowsChecked: counts.rowsChecked, lastSeq: mainLast, checkpointsCompared: counts.checkpointsCompared, topicCopiesCompared: counts.topicCopiesCompared, findings };
   } catch (e) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw e;
   } finally {
     client.release();
   }
+}
+
+/** One chain's rows against its head, its topic copies and its checkpoints; its last seq. */
+async function compareChain(
+  client: PoolClient,
+  chain: string,
+  topic: TopicChainSummary | undefined,
+  batchSize: number,
+  add: (f: DatabaseFinding) => void,
+  counts: { checkpointsCompared: number; topicCopiesCompared: number; rowsChecked: number },
+): Promise<string> {
+  const walker = new ChainWalker(MAX_FINDINGS);
+  for (let after = '0'; ; ) {
+    const { rows } = await client.query<JournalRow>(
+      `SELECT ${JOURNAL_ROW_COLUMNS} FROM journal WHERE chain = $1 AND journal_seq > $2::bigint ORDER BY journal.journal_seq LIMIT $3`,
+      [chain, after, batchSize],
+    );
+    for (const row of rows) {
+      walker.push(row);
+      const seq = BigInt(row.journal_seq);
+      if (!topic) continue;
+      const copy = topic.hashes.get(seq);
+      if (copy !== undefined) {
+        counts.topicCopiesCompared++;
+        if (copy !== row.hash) add({ kind: 'differs_from_topic', journalSeq: row.journal_seq, message: `journal_seq ${seq}: the database's row differs from the topic's copy${signedNote(topic, seq)} (row rewritten)` });
+      }
+      const signed = topic.signed.get(seq);
+      if (signed) {
+        counts.checkpointsCompared++;
+        if (signed.checkpoint.hash !== row.hash) add({ kind: 'checkpoint_mismatch', journalSeq: row.journal_seq, message: `journal_seq ${seq}: the database's hash differs from checkpoint ${signed.checkpoint.chain}@${seq} signed by ${signed.checkpoint.signature.keyId}` });
+      }
+    }
+    if (rows.length < batchSize) break;
+    after = rows[rows.length - 1].journal_seq;
+  }
+  const head = (await client.query<JournalHeadRow>('SELECT last_seq::text AS last_seq, last_hash FROM journal_head WHERE chain = $1', [chain])).rows[0];
+  const summary = walker.finish(head);
+  for (const f of summary.findings) add(f);
+  behindCheckpoints(topic, BigInt(summary.lastSeq), add);
+  counts.rowsChecked += summary.rowsChecked;
+  return summary.lastSeq;
 }
 
 function signedNote(topic: TopicChainSummary, seq: bigint): string {

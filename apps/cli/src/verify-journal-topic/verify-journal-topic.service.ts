@@ -1,4 +1,3 @@
-import { MAIN_JOURNAL_CHAIN } from '@arvis/contracts';
 import type { VerificationKeyring } from '@arvis/crypto';
 import type { Pool } from 'pg';
 import type { KafkaConnection } from '@arvis/kafka';
@@ -43,7 +42,7 @@ export class VerifyJournalTopicService {
   /** The database's chain compared with the signed checkpoints and entry copies on the topic. */
   async againstTopic(db: Pool): Promise<AgainstTopicReport> {
     const topic = await this.readTopic();
-    const database = await compareWithDatabase(db, topic.chains.find((c) => c.chain === MAIN_JOURNAL_CHAIN));
+    const database = await compareWithDatabase(db, topic.chains);
     const firstBreak = database.findings[0]?.message ?? topic.firstBreak;
     return { source: 'database-against-topic', intact: database.findings.length === 0 && topic.intact, firstBreak, database, topic: reported(topic) };
   }

@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { ChainWalker, type ChainSummary, type JournalHeadRow } from './chain-walker';
-import { readPrunedThrough } from './retention-horizon';
+import { MAIN_JOURNAL_CHAIN } from '@arvis/contracts';
+import { chainsOf, readPrunedThrough } from './retention-horizon';
 import { FINAL_KINDS, JOURNAL_ROW_COLUMNS, type JournalRow } from './journal-row';
 
 export interface BijectionFinding {
@@ -8,11 +9,21 @@ export interface BijectionFinding {
   message: string;
 }
 
+/** One chain's walk (ADR 0062): its head row and what the walk found. */
+export interface ChainReport {
+  chain: string;
+  head: JournalHeadRow | null;
+  summary: ChainSummary;
+}
+
 export interface VerifyReport {
   intact: boolean;
   firstBreak: string | null;
+  /** The main chain's head and walk, as before the journal had several chains. */
   head: JournalHeadRow | null;
   chain: ChainSummary;
+  /** Every chain, main first, then by shard; a chain with rows but no head row last. */
+  chains: ChainReport[];
   /** Retention (ADR 0041): decisions final at or below this seq may have lost intent and capability. */
   retention: { materialThrough: string; resultsWithPrunedIntent: number };
   bijections: {
@@ -25,6 +36,8 @@ export interface VerifyReport {
 }
 
 const LIST_LIMIT = 100;
+/** An entry's name in findings: its seq on the main chain, `<chain>@<seq>` on another (ADR 0062). */
+const SEQ_NAME = `CASE WHEN j.chain = '${MAIN_JOURNAL_CHAIN}' THEN j.journal_seq::text ELSE j.chain || '@' || j.journal_seq::text END`;
 
 /**
  * Verifies the whole journal from the database alone. Everything is read inside one
@@ -41,29 +54,20 @@ export class VerifyJournalService {
     const client = await this.db.connect();
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const walker = new ChainWalker();
-      // Keyset pagination: memory stays flat however long the journal is.
-      let after = '0';
-      for (;;) {
-        const { rows } = await client.query<JournalRow>(
-          `SELECT ${JOURNAL_ROW_COLUMNS} FROM journal WHERE journal_seq > $1::bigint ORDER BY journal.journal_seq LIMIT $2`,
-          [after, this.batchSize],
-        );
-        for (const row of rows) walker.push(row);
-        if (rows.length < this.batchSize) break;
-        after = rows[rows.length - 1].journal_seq;
-      }
-      const head = (await client.query<JournalHeadRow>('SELECT last_seq::text AS last_seq, last_hash FROM journal_head WHERE id = 1')).rows[0];
-      const chain = walker.finish(head);
+      const chains: ChainReport[] = [];
+      for (const chain of await chainsOf(client)) chains.push(await this.walk(client, chain));
+      const main = chains.find((c) => c.chain === MAIN_JOURNAL_CHAIN) ?? chains[0];
+      const chainFindings = chains.flatMap((c) => c.summary.findings);
       const retention = await this.retention(client);
-      const bijections = await this.bijections(client, retention.materialThrough);
+      const bijections = await this.bijections(client);
       await client.query('COMMIT');
-      const firstBreak = chain.findings[0]?.message ?? bijections.findings[0]?.message ?? null;
+      const firstBreak = chainFindings[0]?.message ?? bijections.findings[0]?.message ?? null;
       return {
-        intact: chain.findings.length === 0 && bijections.findings.length === 0,
+        intact: chainFindings.length === 0 && bijections.findings.length === 0,
         firstBreak,
-        head: head ?? null,
-        chain,
+        head: main.head,
+        chain: main.summary,
+        chains,
         retention,
         bijections,
       };
@@ -76,6 +80,27 @@ export class VerifyJournalService {
   }
 
   /**
+   * One chain, walked in journal_seq order with keyset pagination (memory stays flat however long
+   * the journal is) and compared with its head row. Findings of a chain other than main name it.
+   */
+  private async walk(client: PoolClient, chain: string): Promise<ChainReport> {
+    const walker = new ChainWalker();
+    for (let after = '0'; ; ) {
+      const { rows } = await client.query<JournalRow>(
+        `SELECT ${JOURNAL_ROW_COLUMNS} FROM journal WHERE chain = $1 AND journal_seq > $2::bigint ORDER BY journal.journal_seq LIMIT $3`,
+        [chain, after, this.batchSize],
+      );
+      for (const row of rows) walker.push(row);
+      if (rows.length < this.batchSize) break;
+      after = rows[rows.length - 1].journal_seq;
+    }
+    const head = (await client.query<JournalHeadRow>('SELECT last_seq::text AS last_seq, last_hash FROM journal_head WHERE chain = $1', [chain])).rows[0];
+    const summary = walker.finish(head);
+    if (chain !== MAIN_JOURNAL_CHAIN) summary.findings.forEach((f) => (f.message = `chain ${chain}: ${f.message}`));
+    return { chain, head: head ?? null, summary };
+  }
+
+  /**
    * How far retention reached, and how many tool_result entries there have neither intent nor
    * capability left: pruned, not deleted by a tamperer (the horizon moves only with the pruner's
    * own deletions). The journal itself is never pruned, so the chain walk is unchanged.
@@ -85,17 +110,16 @@ export class VerifyJournalService {
     const pruned = (
       await client.query<{ n: string }>(
         `SELECT count(*)::text AS n FROM journal j
-         WHERE j.kind = 'tool_result' AND j.journal_seq <= $1::bigint
+         WHERE j.kind = 'tool_result' AND j.journal_seq <= coalesce((SELECT h.material_through FROM retention_horizon h WHERE h.chain = j.chain), 0)
            AND NOT EXISTS (SELECT 1 FROM intents i WHERE i.capability_id = j.result_capability_id)
            AND NOT EXISTS (SELECT 1 FROM capabilities c WHERE c.capability_id = j.result_capability_id)`,
-        [through],
       )
     ).rows[0].n;
     return { materialThrough: through, resultsWithPrunedIntent: Number(pruned) };
   }
 
   /** Set checks done by the database (joins over indexed columns), never by loading tables. */
-  private async bijections(client: PoolClient, prunedThrough: string): Promise<VerifyReport['bijections']> {
+  private async bijections(client: PoolClient): Promise<VerifyReport['bijections']> {
     const findings: BijectionFinding[] = [];
     const notes: string[] = [];
 
@@ -108,7 +132,7 @@ export class VerifyJournalService {
 
     await this.capabilitiesWithoutResult(client, findings, notes);
     await this.capabilitiesWithoutActivation(client, findings);
-    await this.resultsWithoutIntent(client, findings, prunedThrough);
+    await this.resultsWithoutIntent(client, findings);
     await this.decisionsWithSeveralFinals(client, findings);
     await this.openDecisions(client, notes);
 
@@ -161,14 +185,14 @@ export class VerifyJournalService {
     }
   }
 
-  private async resultsWithoutIntent(client: PoolClient, findings: BijectionFinding[], prunedThrough: string): Promise<void> {
+  private async resultsWithoutIntent(client: PoolClient, findings: BijectionFinding[]): Promise<void> {
     // Every tool_result names a consumed capability that has a stored intent, unless retention
     // pruned both (at or below its horizon); a capability left without its intent is still a break.
     // A revoked capability is consistent only with the refusal its revocation journals: the same
     // reason code, nothing started, no effect row (activation failed, catalog diverged, intent
     // abandoned). A result that says a tool ran for a capability never consumed is a break.
     const orphans = await client.query<{ journal_seq: string; decision_id: string; capability_id: string | null; intent_id: string | null; state: string | null }>(
-      `SELECT j.journal_seq::text AS journal_seq, j.decision_id, j.result_capability_id AS capability_id, i.intent_id, c.state
+      `SELECT ${SEQ_NAME} AS journal_seq, j.decision_id, j.result_capability_id AS capability_id, i.intent_id, c.state
        FROM journal j
        LEFT JOIN intents i ON i.capability_id = j.result_capability_id
        LEFT JOIN capabilities c ON c.capability_id = j.result_capability_id
@@ -176,10 +200,10 @@ export class VerifyJournalService {
          AND (j.result_capability_id IS NULL OR i.intent_id IS NULL OR c.state IS DISTINCT FROM 'consumed')
          AND NOT (c.state = 'revoked' AND i.intent_id IS NOT NULL AND j.effect_boundary = 'pre_effect_refusal' AND j.reason_code = c.revoked_reason
                   AND NOT EXISTS (SELECT 1 FROM effects e WHERE e.capability_id = c.capability_id))
-         AND NOT (j.journal_seq <= $2::bigint AND j.result_capability_id IS NOT NULL AND i.intent_id IS NULL AND c.capability_id IS NULL)
-       ORDER BY j.journal_seq
+         AND NOT (j.journal_seq <= coalesce((SELECT h.material_through FROM retention_horizon h WHERE h.chain = j.chain), 0) AND j.result_capability_id IS NOT NULL AND i.intent_id IS NULL AND c.capability_id IS NULL)
+       ORDER BY j.chain, j.journal_seq
        LIMIT $1`,
-      [LIST_LIMIT, prunedThrough],
+      [LIST_LIMIT],
     );
     for (const r of orphans.rows) {
       const why = r.capability_id === null ? 'names no capability' : r.intent_id === null ? `capability ${r.capability_id} has no intent` : `capability ${r.capability_id} is ${r.state ?? 'missing'}, not consumed`;
@@ -191,7 +215,7 @@ export class VerifyJournalService {
     // At most one final entry per tenant's decision (ADR 0061), judged by kind and by the tenant
     // the hashed entry names (the final_decision_id and tenant columns are derived; a tamperer could change them).
     const several = await client.query<{ decision_id: string; tenant: string; seqs: string[] }>(
-      `SELECT d.decision_id, d.tenant, array_agg(j.journal_seq::text ORDER BY j.journal_seq) AS seqs
+      `SELECT d.decision_id, d.tenant, array_agg(${SEQ_NAME} ORDER BY j.recorded_at, j.journal_seq) AS seqs
        FROM decision_inbox d JOIN journal j ON j.decision_id = d.decision_id AND j.kind = ANY($1::text[]) AND j.entry::jsonb ->> 'tenant' = d.tenant
        GROUP BY d.decision_id, d.tenant HAVING count(*) > 1
        ORDER BY d.decision_id, d.tenant
@@ -217,12 +241,15 @@ export class VerifyJournalService {
 
 export function renderVerify(r: VerifyReport): string[] {
   const lines: string[] = [];
-  const c = r.chain;
-  const range = c.firstSeq === null ? 'no rows' : `journal_seq ${c.firstSeq}..${c.lastSeq}`;
-  lines.push(`journal: ${c.rowsChecked} rows checked (${range}), head at ${r.head?.last_seq ?? 'missing'}`);
-  if (c.findings.length === 0) lines.push('chain intact: every hash recomputes, seqs contiguous from 1, head matches the last row');
-  for (const f of c.findings) lines.push(f.message);
-  if (c.findingsDropped > 0) lines.push(`… and ${c.findingsDropped} more chain findings`);
+  // One chain reads as before; several are named, each walked on its own (ADR 0062).
+  const many = r.chains.length > 1;
+  for (const { chain, head, summary: c } of r.chains) {
+    const range = c.firstSeq === null ? 'no rows' : `journal_seq ${c.firstSeq}..${c.lastSeq}`;
+    lines.push(`${many ? `journal chain ${chain}` : 'journal'}: ${c.rowsChecked} rows checked (${range}), head at ${head?.last_seq ?? 'missing'}`);
+    if (c.findings.length === 0) lines.push(`${many ? `chain ${chain} intact` : 'chain intact'}: every hash recomputes, seqs contiguous from 1, head matches the last row`);
+    for (const f of c.findings) lines.push(f.message);
+    if (c.findingsDropped > 0) lines.push(`… and ${c.findingsDropped} more chain findings`);
+  }
   if (r.retention.materialThrough !== '0') {
     lines.push(
       `retention: material pruned through journal_seq ${r.retention.materialThrough}; ${r.retention.resultsWithPrunedIntent} tool_result entries there have no intent or capability left (ADR 0041)`,

@@ -27,3 +27,4 @@ export {
   type KafkaSecurity,
   type KafkaTopicSettings,
 } from './kafka-security-config';
+export { arvisVersion } from './version';

@@ -1,6 +1,9 @@
+import { Logger } from '@nestjs/common';
 import { buildDlqRecord, type ReasonCode } from '@arvis/contracts';
 import { deadLettersTotal, type InboundMessage } from '@arvis/kafka';
 import type { OutboxRow } from './enqueue-outbox';
+
+const log = new Logger('DeadLetter');
 
 /**
  * The outbox row that carries an unreadable or untrusted message to its dead-letter topic. Only
@@ -32,5 +35,15 @@ export function deadLetterRow(
     ...(identitySha256 !== undefined ? { identitySha256 } : {}),
   });
   deadLettersTotal.inc({ dlq_topic: dlqTopic, reason_code: reasonCode });
+  // Rare, and what an operator redrives by (ADR 0064): one line each, with the ids, never the raw bytes.
+  log.warn({
+    msg: 'message dead-lettered',
+    reasonCode,
+    dlqTopic,
+    sourceTopic: message.topic,
+    partition: message.partition,
+    offset: String(message.offset),
+    ...(decisionId !== undefined ? { decisionId } : {}),
+  });
   return { topic: dlqTopic, key: message.key ?? `${message.partition}:${message.offset}`, payload: JSON.stringify(record) };
 }

@@ -47,9 +47,11 @@ export class IsolateDecisionService {
     }
     try {
       await this.prisma.tx((tx) => this.refuse(tx, message, decision, verified, why, receivedAt));
+      // Isolation is rare (a decision that failed every attempt): one line, with its ids.
+      this.log.warn({ msg: 'decision isolated and refused', decisionId: decision.decisionId, runId: decision.runId, tenant: verified.identity.tenant, tool: decision.tool, reasonCode: 'decision_unprocessable' });
     } catch (e) {
       if (isTransientFault(e)) throw e;
-      this.log.error(`decision ${decision.decisionId} could not be refused in the journal: ${(e as Error).message}`);
+      this.log.error({ msg: 'decision could not be refused in the journal', decisionId: decision.decisionId, runId: decision.runId, tenant: verified.identity.tenant, error: (e as Error).message });
       await deadLetterOnly('decision_unprocessable', `${why}; its refusal could not be journaled: ${explain(e as Error)}`, decision.decisionId);
     }
   }

@@ -37,7 +37,7 @@ Checking a deployment (reads the services' configurations, starts nothing):
   doctor [--authorizer-env FILE] [--dispatcher-env FILE] [--relay-env FILE] [--cli-env FILE]
          [--kafka-admin-env FILE] [--migrations DIR]
                     one line per check: each configuration loads, database reachable (and its
-                    clock), migrations current, every topic present (partitions, replicas, min ISR), the
+                    clock), each login's rights exactly its role's, migrations current, every topic present (partitions, replicas, min ISR), the
                     authorizer's intent key among the dispatcher's, checkpoint keys pair, every
                     trusted issuer's keys load (JWKS URLs answer); broker checks as the
                     --kafka-admin-env principal when given; exit 2 naming what failed

@@ -61,6 +61,8 @@ describe.each(OVERLAYS)('deploy/kubernetes/%s', (dir) => {
     const selects = (sel: Record<string, string>) => podLabels.some((l) => Object.entries(sel).every(([k, v]) => l[k] === v));
     for (const s of byKind('Service')) expect([s.metadata.name, selects(s.spec.selector)]).toEqual([s.metadata.name, true]);
     for (const p of byKind('PodDisruptionBudget')) expect(selects(p.spec.selector.matchLabels)).toBe(true);
+    // A policy selecting no pod protects nothing (a label kustomize left off the templates).
+    for (const n of byKind('NetworkPolicy')) expect([n.metadata.name, selects(n.spec.podSelector.matchLabels)]).toEqual([n.metadata.name, true]);
     // Every Service port targets a named port of the pods it selects.
     for (const s of byKind('Service')) {
       const d = byKind('Deployment').find((x) => Object.entries(s.spec.selector).every(([k, v]) => x.spec.template.metadata.labels[k] === v))!;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Harness } from './support/harness';
 import { topicsFor } from '@arvis/config';
@@ -47,7 +48,10 @@ describe('log lines of a refused, a dead-lettered and a recovered decision', () 
     });
     const [poison] = await h.decisions('loglines-refused', 1, { decisionId: 'loglines:poison' });
     const [crash] = await h.decisions('loglines-recovered', 1, { decisionId: 'loglines:crash' });
-    await h.client.send([poison, crash]);
+    // The producer's trace: the refused decision's lines name it.
+    const traceId = randomBytes(16).toString('hex');
+    await h.client.send([poison], { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` });
+    await h.client.send([crash]);
     await h.waitUntil('the refusal', async () => (await h.finalRows([poison.decisionId])).length === 1, 90_000);
     expect(await exited(dying)).toBe('SIGKILL');
     const survivor = await stack.start('dispatcher', 'dispatcher-survivor', { env: RECOVERY });
@@ -64,12 +68,14 @@ describe('log lines of a refused, a dead-lettered and a recovered decision', () 
       tenant,
       tool: poison.tool,
       reasonCode: 'decision_unprocessable',
+      traceId,
     });
     expect(a.find((l) => l.msg === 'message dead-lettered' && l.decisionId === poison.decisionId)).toMatchObject({
       reasonCode: 'decision_unprocessable',
       sourceTopic: topicsFor(stack.env.topicPrefix).decisions,
       partition: expect.any(Number),
       offset: expect.stringMatching(/^\d+$/),
+      traceId,
     });
     await h.waitUntil('the survivor to log the recovery', async () => linesOf(survivor).some((l) => l.msg === 'effect closed by recovery' && l.decisionId === crash.decisionId), 10_000);
     expect(linesOf(survivor).find((l) => l.msg === 'effect closed by recovery' && l.decisionId === crash.decisionId)).toMatchObject({

@@ -1,9 +1,16 @@
 import { Logger } from '@nestjs/common';
 import { buildDlqRecord, type ReasonCode } from '@arvis/contracts';
 import { deadLettersTotal, type InboundMessage } from '@arvis/kafka';
+import { traceIdOf } from '@arvis/tracing';
 import type { OutboxRow } from './enqueue-outbox';
 
 const log = new Logger('DeadLetter');
+
+/** The producer's trace id, when the message came with a valid traceparent. */
+function traceFields(headers: Record<string, string> | undefined): { traceId?: string } {
+  const traceId = headers?.traceparent ? traceIdOf({ traceparent: headers.traceparent }) : undefined;
+  return traceId ? { traceId } : {};
+}
 
 /**
  * The outbox row that carries an unreadable or untrusted message to its dead-letter topic. Only
@@ -44,6 +51,7 @@ export function deadLetterRow(
     partition: message.partition,
     offset: String(message.offset),
     ...(decisionId !== undefined ? { decisionId } : {}),
+    ...traceFields(message.headers),
   });
   return { topic: dlqTopic, key: message.key ?? `${message.partition}:${message.offset}`, payload: JSON.stringify(record) };
 }

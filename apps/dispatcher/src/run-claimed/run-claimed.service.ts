@@ -3,7 +3,7 @@ import { EffectStore } from '@arvis/lifecycle';
 import { retryWhileTransient } from '@arvis/kafka';
 import { PrismaService } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
-import { Tracing } from '@arvis/tracing';
+import { Tracing, traceIdOf } from '@arvis/tracing';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import type { Classified } from '../classify-result/classify-result';
 import type { ClaimedIntent } from '../dispatch-intents/claimed-intent';
@@ -97,7 +97,7 @@ export class RunClaimedService {
   }
 
   private recordLate(claimed: ClaimedIntent, result: Classified): void {
-    this.recorder.recordLate([{ claimed, result }]).catch((e: Error) => this.log.error({ msg: 'a late result was not recorded', ...decisionFields({ decisionId: claimed.intent.decisionId, tool: claimed.stored.tool, capabilityId: claimed.intent.capabilityId }), error: e.message }));
+    this.recorder.recordLate([{ claimed, result }]).catch((e: Error) => this.log.error({ msg: 'a late result was not recorded', ...decisionFields({ decisionId: claimed.intent.decisionId, tool: claimed.stored.tool, capabilityId: claimed.intent.capabilityId, traceId: traceIdOf(claimed.trace) }), error: e.message }));
   }
 
   /** effect_pending -> effect_started, one statement for the group; no statement when the claim already started them. */

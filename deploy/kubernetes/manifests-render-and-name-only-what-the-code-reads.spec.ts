@@ -183,5 +183,11 @@ describe.each(OVERLAYS)('deploy/kubernetes/%s', (dir) => {
     expect(existsSync(join(ROOT, 'dist'))).toBe(true); // `npm run build` first
     expect(missing).toEqual([]);
     for (const { c } of containers) expect(c.command[0]).toBe('node');
+    // What the image says it serves and runs: every container port exposed, every command in its usage line.
+    const exposed = (/^EXPOSE (.+)$/m.exec(runtime)?.[1] ?? '').split(/\s+/).map(Number);
+    const ports = containers.flatMap(({ c }) => (c.ports ?? []).map((p: any) => p.containerPort as number));
+    expect(ports.filter((p) => !exposed.includes(p))).toEqual([]);
+    const usage = /^CMD .*usage: (.*)$/m.exec(runtime)?.[1] ?? '';
+    expect(containers.map(({ c }) => c.command.join(' ')).filter((cmd) => !usage.includes(cmd))).toEqual([]);
   });
 });

@@ -1,8 +1,13 @@
 # syntax=docker/dockerfile:1
-# One image for both services and the one-shot scripts; docker-compose.yml picks the command:
+# One image for the services and the one-shot scripts; docker-compose.yml and deploy/kubernetes
+# pick the command:
 #   node dist/apps/authorizer/src/main.js       node dist/scripts/migrate.js
 #   node dist/apps/dispatcher/src/main.js       node dist/scripts/create-topics.js
+#   node dist/apps/relay/src/main.js            node dist/scripts/apply-kafka-acls.js
 #   node dist/scripts/demo-producer.js
+# Build: docker build -t registry.example.com/arvis:$(node -p "require('./package.json').version") .
+# (the tag is the release version, ADR 0065; never :latest). Adding a team's tool packages:
+# deploy/kubernetes/README.md.
 # The same Node as scripts/lib.sh's NODE_VERSION (CI and the local scripts), by exact tag (ADR 0040).
 # A tag can be re-pushed; pin the digest too (node:24.22.3-bookworm-slim@sha256:...) where a
 # registry can be reached to look it up (not from the project's build machines).
@@ -59,6 +64,7 @@ COPY --from=build /app/dist ./dist
 COPY prisma/migrations ./prisma/migrations
 COPY package.json ./
 USER node
-# 3001: the authorizer's approver API and console; 3101 and 3002: management (health, metrics).
-EXPOSE 3001 3101 3002
-CMD ["sh", "-c", "echo 'usage: docker run IMAGE node dist/apps/authorizer/src/main.js | node dist/apps/dispatcher/src/main.js | node dist/scripts/migrate.js | node dist/scripts/create-topics.js | node dist/scripts/demo-producer.js' >&2; exit 2"]
+# 3001: the authorizer's approver API and console; 3101, 3002, 3003: management (health, metrics)
+# of the authorizer, the dispatcher and the relay.
+EXPOSE 3001 3101 3002 3003
+CMD ["sh", "-c", "echo 'usage: docker run IMAGE node dist/apps/authorizer/src/main.js | node dist/apps/dispatcher/src/main.js | node dist/apps/relay/src/main.js | node dist/scripts/migrate.js | node dist/scripts/create-topics.js | node dist/scripts/apply-kafka-acls.js | node dist/scripts/demo-producer.js' >&2; exit 2"]

@@ -31,6 +31,13 @@ describe('the CLI packed on its own', () => {
     expect(readJson(join(dir, 'node_modules', '@arvis', 'cli', 'package.json')).bin).toEqual({ arvis: 'dist/apps/cli/src/main.js' });
   });
 
+  it('says its release with arvis --version: the project\'s one version (ADR 0065)', async () => {
+    const { version } = readJson(join(ROOT, 'package.json'));
+    expect(readJson(join(CLI_DIR, 'package.json')).version).toBe(version);
+    expect((await arvis(['--version'])).stdout).toBe(`arvis ${version}\n`);
+    expect(JSON.parse((await arvis(['version', '--json'])).stdout)).toEqual({ version });
+  });
+
   it('answers arvis --help with its usage, keys generate among the commands', async () => {
     const { stdout } = await arvis(['--help']);
     expect(stdout).toContain('Usage:');

@@ -18,7 +18,7 @@ describe('a connection lost while it is handed to a waiting transaction', () => 
 
   beforeEach(() => {
     warnings.length = 0;
-    pool = handlePoolErrors(new Pool({ connectionString: url, max: 1 }), 'spec', (m) => warnings.push(m));
+    pool = handlePoolErrors(new Pool({ connectionString: url, max: 1 }), 'spec', (m) => warnings.push(m.error));
   });
   afterEach(async () => {
     await pool.end();

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { topicsFor } from '@arvis/config';
 import { generateEd25519KeyPair } from '@arvis/crypto';
 import { createKafka } from '@arvis/kafka';
+import { applyDatabaseRoles, componentRole, DEFAULT_ROLE_PREFIX } from '@arvis/persistence';
+import { Client } from 'pg';
 import { shellQuote } from '../apps/cli/src/generate-keys/generate-keys';
 import { createEnvironment, type TestEnvironment } from './support/environment';
 import { ROOT } from './support/services';
@@ -70,5 +72,48 @@ describe('arvis doctor', () => {
       `FAIL  topic ${topics.intentsDlq}: missing (npm run topics)`,
       `doctor: 2 failed: topic ${topics.intentsDlq}, intent keys`,
     ]));
+  });
+
+  it('checks each service\'s login against its role\'s grants: exactly them passes, a right missing or one too many is named', async () => {
+    await applyDatabaseRoles(env.databaseUrl, { prefix: DEFAULT_ROLE_PREFIX, packages: ['@arvis/tool-demo'] });
+    const as = (role: string) => {
+      const u = new URL(env.databaseUrl);
+      u.username = componentRole(DEFAULT_ROLE_PREFIX, role as 'authorizer');
+      return u.toString();
+    };
+    const files = () => [
+      '--authorizer-env', envFile('authorizer-role.env', { ...env.appEnv, DATABASE_URL: as('authorizer') }),
+      '--dispatcher-env', envFile('dispatcher-role.env', { ...env.appEnv, DATABASE_URL: as('dispatcher') }),
+      '--relay-env', envFile('relay-role.env', { ...env.appEnv, DATABASE_URL: as('relay') }),
+      '--json',
+    ];
+    const rights = (report: Report) => report.checks.filter((c) => c.name.startsWith('database rights'));
+    const exact = JSON.parse((await doctor(files())).stdout) as Report;
+    expect(rights(exact).map((c) => [c.name, c.status])).toEqual([
+      ['database rights (authorizer)', 'ok'],
+      ['database rights (dispatcher)', 'ok'],
+      ['database rights (relay)', 'ok'],
+    ]);
+    // No role may read the migration history: that check is left to the migrating user.
+    expect(exact.checks.find((c) => c.name === 'migrations')?.status).toBe('skip');
+    expect(rights(exact)[1].detail).toMatch(/^arvis_dispatcher has exactly the dispatcher's rights on \d+ tables$/);
+
+    const owner = new Client({ connectionString: env.databaseUrl });
+    await owner.connect();
+    try {
+      await owner.query('REVOKE INSERT ON runs FROM arvis_dispatcher');
+      await owner.query('GRANT DELETE ON journal_checkpoints TO arvis_relay');
+      const wrong = JSON.parse((await doctor(files())).stdout) as Report;
+      // The intents DLQ is still missing (the case before deleted it).
+      expect(wrong.failed).toEqual(['database rights (dispatcher)', 'database rights (relay)', `topic ${topicsFor(env.topicPrefix).intentsDlq}`]);
+      expect(rights(wrong).map((c) => c.detail)).toEqual([
+        'arvis_authorizer has exactly the authorizer\'s rights on 20 tables',
+        'arvis_dispatcher lacks INSERT on runs: those statements would be refused (npm run migrate grants them)',
+        'arvis_relay may also DELETE on journal_checkpoints: more than the relay needs',
+      ]);
+    } finally {
+      await applyDatabaseRoles(env.databaseUrl, { prefix: DEFAULT_ROLE_PREFIX, packages: ['@arvis/tool-demo'] });
+      await owner.end();
+    }
   });
 });

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { mintIdentityToken } from '@arvis/decision-client';
 import type { RunningApp } from './support/services';
 import { Stack } from './support/stack';
@@ -52,6 +54,15 @@ describe('the HTTP surface', () => {
     expect((await management(dispatcher, '/health/ready')).status).toBe(200);
     expect((await management(dispatcher, '/metrics')).status).toBe(200);
     expect((await management(dispatcher, '/confirmations')).status).toBe(404);
+  });
+
+  it('says which release answers: the version of package.json in health, ready and arvis_build_info (ADR 0065)', async () => {
+    const { version } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
+    for (const [app, service] of [[authorizer, 'authorizer'], [dispatcher, 'dispatcher']] as const) {
+      expect(await (await management(app, '/health/live')).json()).toEqual({ status: 'ok', version });
+      expect(await (await management(app, '/health/ready')).json()).toMatchObject({ status: 'ok', service, version });
+      expect((await (await management(app, '/metrics')).text()).split('\n')).toContain(`arvis_build_info{version="${version}",service="${service}"} 1`);
+    }
   });
 
   it('serves only its own routes on the API port, whatever the letter case of a management path', async () => {

@@ -10,6 +10,11 @@ describe('lastFatalLine', () => {
     expect(lastFatalLine(lines)).toBe('consumer cannot make progress, exiting: The coordinator is not aware of this member');
   });
 
+  it('adds the error field of a structured line to its msg', () => {
+    const lines = ['{"level":60,"time":"t","msg":"consumer cannot make progress, exiting","error":"The coordinator is not aware of this member","context":"Consumer"}'];
+    expect(lastFatalLine(lines)).toBe('consumer cannot make progress, exiting: The coordinator is not aware of this member');
+  });
+
   it('takes an uncaught error line when there is no log line', () => {
     expect(lastFatalLine(['node:events:502', '      throw er; // Unhandled', 'Error: read ECONNRESET', '    at TCP.onStreamRead'])).toBe('Error: read ECONNRESET');
   });

@@ -28,6 +28,18 @@ export interface ExitRecord {
   reason?: string;
 }
 
+/** A structured line's msg, and its error field where it has one (ADR 0064: the cause is a field). */
+function fatalText(line: string): string {
+  try {
+    const o = JSON.parse(line) as { msg?: unknown; error?: unknown };
+    const msg = typeof o.msg === 'string' ? o.msg : line;
+    return typeof o.error === 'string' ? `${msg}: ${o.error}` : msg;
+  } catch {
+    const msg = /"msg":"((?:[^"\\]|\\.)*)"/.exec(line);
+    return msg ? msg[1] : line;
+  }
+}
+
 /**
  * The last line that says why a process died: a pino fatal/error line, or an uncaught error
  * (with the "Emitted 'error' event on X" line that names the emitter, when node printed one).
@@ -35,10 +47,7 @@ export interface ExitRecord {
 export function lastFatalLine(lines: readonly string[]): string | undefined {
   for (let i = lines.length - 1; i >= 0; i--) {
     const l = lines[i];
-    if (/"level":(50|60)/.test(l)) {
-      const msg = /"msg":"((?:[^"\\]|\\.)*)"/.exec(l);
-      return (msg ? msg[1] : l).slice(0, 300);
-    }
+    if (/"level":(50|60)/.test(l)) return fatalText(l).slice(0, 300);
     if (/^(\w*Error|error)\b:/.test(l)) {
       const emitter = lines.slice(i).find((x) => x.startsWith("Emitted 'error' event on"));
       return (emitter ? `${l} (${emitter.replace(/ at:$/, '')})` : l).slice(0, 300);

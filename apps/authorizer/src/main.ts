@@ -16,6 +16,7 @@ void runService({
   managementPort: (c) => c.managementPort,
   httpHost: (c) => c.httpHost,
   logLevel: (c) => c.logLevel,
+  logFormat: (c) => c.logFormat,
   maxSliceSize: (c) => c.sliceSize,
   dlqMaxRawBytes: (c) => c.dlq.maxRawBytes,
 });

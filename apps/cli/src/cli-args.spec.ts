@@ -15,6 +15,10 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it('reads --version, -V and version as the version command', () => {
+    for (const argv of [['--version'], ['-V'], ['version'], ['version', '--json']]) expect(parseCommandLine(argv).command).toEqual({ name: 'version' });
+  });
+
   it('treats no command and --help as help', () => {
     expect(parseCommandLine([]).command).toEqual({ name: 'help' });
     expect(parseCommandLine(['verify', '--help']).command).toEqual({ name: 'help' });

@@ -37,7 +37,7 @@ Checking a deployment (reads the services' configurations, starts nothing):
   doctor [--authorizer-env FILE] [--dispatcher-env FILE] [--relay-env FILE] [--cli-env FILE]
          [--kafka-admin-env FILE] [--migrations DIR]
                     one line per check: each configuration loads, database reachable (and its
-                    clock), migrations current, every topic present (partitions, replicas, min ISR), the
+                    clock), each login's rights exactly its role's, migrations current, every topic present (partitions, replicas, min ISR), the
                     authorizer's intent key among the dispatcher's, checkpoint keys pair, every
                     trusted issuer's keys load (JWKS URLs answer); broker checks as the
                     --kafka-admin-env principal when given; exit 2 naming what failed
@@ -49,6 +49,7 @@ ${ADMIN_USAGE}
 Options:
   --json            one JSON document on stdout (tail: one JSON line per entry)
   --help            this text
+  --version         the release this CLI is (package.json)
 
 ${EXIT_CODES_TEXT}
 Configuration: DATABASE_URL, KAFKA_BROKERS, ARVIS_TOPIC_PREFIX, ARVIS_TOOL_PACKAGES (as for the
@@ -68,6 +69,7 @@ export interface TailFilter {
 
 export type Command =
   | { name: 'help' }
+  | { name: 'version' }
   | { name: 'tail'; filter: TailFilter; fromBeginning: boolean; limit?: number }
   | { name: 'run'; runId: string }
   | { name: 'replay'; runId: string }
@@ -90,6 +92,7 @@ export interface CommandLine {
 const OPTIONS = {
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
   tenant: { type: 'string' },
   tool: { type: 'string' },
   boundary: { type: 'string' },
@@ -130,6 +133,7 @@ export function parseCommandLine(argv: string[]): CommandLine {
   const { values, positionals } = parsed;
   const json = values.json === true;
   const [name, ...rest] = positionals;
+  if (values.version || name === 'version') return { command: { name: 'version' }, json };
   if (values.help || name === undefined || name === 'help') return { command: { name: 'help' }, json };
 
   refuseMisplacedOptions(name, values);

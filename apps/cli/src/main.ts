@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'pg';
-import { ConfigError } from '@arvis/config';
+import { arvisVersion, ConfigError } from '@arvis/config';
 import { assembleTools, loadToolPackages } from '@arvis/tool-catalog';
 import { loadCliConfig, type CliConfig, type CliNeeds } from './cli.config';
 import { parseCommandLine, UsageError, USAGE, type Command } from './cli-args';
@@ -65,7 +65,7 @@ async function reportOutcomes(db: Pool, command: Extract<Command, { name: 'repor
   return EXIT.ok;
 }
 
-async function execute(command: Exclude<Command, { name: 'help' | 'keys' | 'doctor' }>, config: CliConfig, out: Printer): Promise<number> {
+async function execute(command: Exclude<Command, { name: 'help' | 'version' | 'keys' | 'doctor' }>, config: CliConfig, out: Printer): Promise<number> {
   const print: Print = (doc, lines) => (out.json ? out.jsonLine(doc) : lines().forEach((l) => out.line(l)));
   switch (command.name) {
     case 'tail': {
@@ -158,7 +158,7 @@ async function verify(source: Extract<Command, { name: 'verify' }>['source'], co
 }
 
 /** What the command reads: catalog, tail and --from-topic need no database; the topic checks need the public keys. */
-function needsOf(command: Exclude<Command, { name: 'help' | 'keys' | 'doctor' }>): CliNeeds {
+function needsOf(command: Exclude<Command, { name: 'help' | 'version' | 'keys' | 'doctor' }>): CliNeeds {
   const source = command.name === 'verify' ? command.source : undefined;
   return {
     database: command.name !== 'tail' && command.name !== 'catalog' && command.name !== 'admin' && source !== 'topic',
@@ -174,6 +174,11 @@ async function main(argv: string[]): Promise<number> {
     const out = createPrinter(json);
     if (command.name === 'help') {
       out.line(USAGE);
+      return EXIT.ok;
+    }
+    if (command.name === 'version') {
+      if (out.json) out.jsonLine({ version: arvisVersion() });
+      else out.line(`arvis ${arvisVersion()}`);
       return EXIT.ok;
     }
     if (command.name === 'keys') {

@@ -11,6 +11,7 @@ void runService({
   managementPort: (c) => c.managementPort,
   httpHost: (c) => c.httpHost,
   logLevel: (c) => c.logLevel,
+  logFormat: (c) => c.logFormat,
   maxSliceSize: () => 1,
   dlqMaxRawBytes: (c) => c.dlq.maxRawBytes,
 });

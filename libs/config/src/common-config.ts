@@ -16,6 +16,8 @@ export const commonEnvShape = {
     (v) => (v === '' ? undefined : v),
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ),
+  /** One JSON object per line (json), or a human line per event for a terminal (pretty); ADR 0064. */
+  LOG_FORMAT: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['json', 'pretty']).default('json')),
   /** Required in the production profile (databaseUrlFor): a deployment never falls back to a local database. */
   DATABASE_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL').optional()),
   /** Address the HTTP listeners (API and management) bind to; 0.0.0.0 inside a container. */
@@ -210,6 +212,7 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
     faults: env.ARVIS_FAULTS,
     profile: env.ARVIS_PROFILE,
     logLevel: env.LOG_LEVEL,
+    logFormat: env.LOG_FORMAT,
     httpHost: env.HTTP_HOST,
     topics: topicsFor(env.ARVIS_TOPIC_PREFIX),
     database: {

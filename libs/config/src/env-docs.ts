@@ -27,7 +27,8 @@ const relay = ['0004'];
 export const ENV_DOCS: Readonly<Record<string, EnvVariableDoc>> = {
   // Common to the services
   ARVIS_PROFILE: { description: '`production` refuses fault points, plain SASL without TLS and the console dev sign-in, and needs DATABASE_URL and (authorizer) TRUST_PROXY set; `test` and `development` relax those.' },
-  LOG_LEVEL: { description: 'pino log level.' },
+  LOG_LEVEL: { description: 'pino log level. At `info` nothing is logged per decision on the hot path.', adr: ['0064'] },
+  LOG_FORMAT: { description: '`json`: one JSON object per line with the ids as fields (for a log pipeline); `pretty`: one human line per event (a terminal).', adr: ['0064'] },
   DATABASE_URL: {
     description: 'PostgreSQL URL of the record, logging in as the component\'s own role in a secured deployment.',
     adr: ['0034'],
@@ -66,6 +67,9 @@ export const ENV_DOCS: Readonly<Record<string, EnvVariableDoc>> = {
   OTEL_SERVICE_NAME: { description: '`service.name` of the spans.', adr: ['0028'], computedDefault: '`arvis-<service>`' },
   OTEL_TRACES_SAMPLER: { description: 'OpenTelemetry sampler.', adr: ['0028'] },
   OTEL_TRACES_SAMPLER_ARG: { description: 'Ratio of the `traceidratio` samplers.', adr: ['0028'] },
+  OTEL_RESOURCE_ATTRIBUTES: { description: 'Extra resource attributes of every span, `key=value` pairs separated by commas (values percent-encoded); OTEL_SERVICE_NAME wins over a `service.name` here.', adr: ['0028', '0064'], type: 'key=value list' },
+  OTEL_EXPORTER_OTLP_HEADERS: { description: 'Headers of every OTLP export request (a collector\'s API key), `key=value` pairs separated by commas.', adr: ['0028', '0064'], secret: true, type: 'key=value list' },
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: { description: 'Headers of the trace export requests, merged over OTEL_EXPORTER_OTLP_HEADERS.', adr: ['0028', '0064'], secret: true, type: 'key=value list' },
   KAFKA_SASL_MECHANISM: { description: 'SASL mechanism of every Kafka client of the process.', adr: kafka },
   KAFKA_SASL_USERNAME: { description: 'The process\'s principal (one per service).', adr: kafka },
   KAFKA_SASL_PASSWORD: { description: 'SASL password; or KAFKA_SASL_PASSWORD_FILE, exactly one with a mechanism.', adr: kafka, secret: true },

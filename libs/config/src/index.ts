@@ -28,3 +28,4 @@ export {
   type KafkaSecurity,
   type KafkaTopicSettings,
 } from './kafka-security-config';
+export { arvisVersion } from './version';

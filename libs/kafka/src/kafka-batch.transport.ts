@@ -116,7 +116,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     this.commits = new CommitCoalescer(
       (offsets) => consumer.commitOffsets(offsets),
       settings.commitIntervalMs,
-      (e) => this.log.warn(`a deferred offset commit failed (a later one supersedes it; until then a restart delivers those messages again): ${e.message}`),
+      (e) => this.log.warn({ msg: 'a deferred offset commit failed (a later one supersedes it; until then a restart delivers those messages again)', error: e.message }),
     );
     this.turns = new TurnKeeper(kafka.admin({ retry: { retries: 0 } }), settings.groupId, BigInt(this.sizer.initial));
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
@@ -150,7 +150,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
         return;
       } catch (e) {
         if (this.closing) throw e;
-        this.log.warn(`broker not reachable at start-up (attempt ${attempt}), waiting: ${(e as Error).message}`);
+        this.log.warn({ msg: 'broker not reachable at start-up, waiting', attempt, error: (e as Error).message });
         await this.consumer!.disconnect().catch(() => undefined);
         await sleep(Math.min(5000, 500 * attempt));
       }
@@ -265,7 +265,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     stopped: () => boolean,
     slice: { isolated: boolean },
   ): Promise<void> {
-    const where = `${messages[0].topic}[${messages[0].partition}]`;
+    const where = { topic: messages[0].topic, partition: messages[0].partition };
     await settleSlice(messages, {
       handle: (run) => this.invoke(handler, { topic: run[0].topic, partition: run[0].partition, messages: run } satisfies KafkaBatch),
       isolate: (isolated) => {
@@ -281,7 +281,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       },
       onRetry: ({ messages: run, attempt, error, transient }) => {
         const what = run.length === 0 ? 'isolating a message' : `${run.length} message(s) from offset ${run[0].offset}`;
-        this.log.warn(`${transient ? 'transient fault' : 'handler failure'} on ${where}, ${what} (attempt ${attempt}): ${error.message}`);
+        this.log.warn({ msg: transient ? 'transient fault, retrying' : 'handler failure, retrying', ...where, what, attempt, error: error.message });
       },
     });
   }
@@ -307,7 +307,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
   /** The topic's own isolation handler if it has one; its permanent failure falls back to the DLQ record. */
   private async isolate(pattern: string, isolated: IsolatedMessage): Promise<void> {
     const { message, error, attempts } = isolated;
-    this.log.error(`isolating ${message.topic}[${message.partition}]@${message.offset} after ${attempts} failure(s): ${error.message}`);
+    this.log.error({ msg: 'isolating a message', topic: message.topic, partition: message.partition, offset: String(message.offset), attempts, error: error.message });
     const own = this.getHandlerByPattern(isolatedPattern(pattern));
     if (own) {
       try {
@@ -315,7 +315,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
         return;
       } catch (e) {
         if (this.isTransient(e)) throw e;
-        this.log.error(`isolation handler for ${pattern} failed (${(e as Error).message}); publishing a DLQ record instead`);
+        this.log.error({ msg: 'isolation handler failed; publishing a DLQ record instead', pattern, error: (e as Error).message });
       }
     }
     await this.publishDeadLetter(isolated);
@@ -343,7 +343,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     this.closing = true;
     // What waits is committed while the consumer still runs; disconnect() then waits for the
     // batch in progress, whose last slice commits at once (closing), before we leave.
-    await this.commits?.flush().catch((e: Error) => this.log.warn(`offset commit at shutdown failed (those messages are delivered again): ${e.message}`));
+    await this.commits?.flush().catch((e: Error) => this.log.warn({ msg: 'offset commit at shutdown failed (those messages are delivered again)', error: e.message }));
     await this.consumer?.disconnect();
     await this.publisher?.disconnect().catch(() => undefined);
     await this.turns?.close();

@@ -1,6 +1,16 @@
+import { Logger } from '@nestjs/common';
 import { buildDlqRecord, type ReasonCode } from '@arvis/contracts';
 import { deadLettersTotal, type InboundMessage } from '@arvis/kafka';
+import { traceIdOf } from '@arvis/tracing';
 import type { OutboxRow } from './enqueue-outbox';
+
+const log = new Logger('DeadLetter');
+
+/** The producer's trace id, when the message came with a valid traceparent. */
+function traceFields(headers: Record<string, string> | undefined): { traceId?: string } {
+  const traceId = headers?.traceparent ? traceIdOf({ traceparent: headers.traceparent }) : undefined;
+  return traceId ? { traceId } : {};
+}
 
 /**
  * The outbox row that carries an unreadable or untrusted message to its dead-letter topic. Only
@@ -32,5 +42,16 @@ export function deadLetterRow(
     ...(identitySha256 !== undefined ? { identitySha256 } : {}),
   });
   deadLettersTotal.inc({ dlq_topic: dlqTopic, reason_code: reasonCode });
+  // Rare, and what an operator redrives by (ADR 0064): one line each, with the ids, never the raw bytes.
+  log.warn({
+    msg: 'message dead-lettered',
+    reasonCode,
+    dlqTopic,
+    sourceTopic: message.topic,
+    partition: message.partition,
+    offset: String(message.offset),
+    ...(decisionId !== undefined ? { decisionId } : {}),
+    ...traceFields(message.headers),
+  });
   return { topic: dlqTopic, key: message.key ?? `${message.partition}:${message.offset}`, payload: JSON.stringify(record) };
 }

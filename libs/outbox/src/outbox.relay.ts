@@ -93,10 +93,10 @@ export class OutboxRelay {
   async start(): Promise<void> {
     this.running = true;
     // The broker may be down at start-up: publishing connects (and reconnects) on demand.
-    await this.publisher.connect().catch((e: Error) => this.log.warn(`broker not reachable yet: ${e.message}`));
+    await this.publisher.connect().catch((e: Error) => this.log.warn({ msg: 'broker not reachable yet', error: e.message }));
     await this.listen();
     this.timer = setInterval(() => this.wake(true), this.settings.pollMs);
-    this.pruneTimer = setInterval(() => void this.prune().catch((e: Error) => this.log.warn(`prune failed: ${e.message}`)), this.settings.pruneIntervalMs);
+    this.pruneTimer = setInterval(() => void this.prune().catch((e: Error) => this.log.warn({ msg: 'prune failed', error: e.message })), this.settings.pruneIntervalMs);
     this.wake();
   }
 
@@ -108,7 +108,7 @@ export class OutboxRelay {
       if (lost) return;
       lost = true;
       // The poll keeps us going; reconnect the listener in the background.
-      this.log.warn(`LISTEN connection lost: ${e.message}`);
+      this.log.warn({ msg: 'LISTEN connection lost', error: e.message });
       if (this.listener === client) this.listener = undefined;
       this.relisten();
     });
@@ -131,7 +131,7 @@ export class OutboxRelay {
     setTimeout(() => {
       if (!this.running || this.listener) return;
       this.listen().catch((e: Error) => {
-        this.log.warn(`LISTEN reconnect failed, will retry: ${e.message}`);
+        this.log.warn({ msg: 'LISTEN reconnect failed, will retry', error: e.message });
         this.relisten();
       });
     }, 1000).unref();
@@ -149,7 +149,7 @@ export class OutboxRelay {
     this.draining = this.drain()
       .catch((e: Error) => {
         this.stats.failedBatches++;
-        this.log.warn(`relay batch failed, will retry: ${e.message}`);
+        this.log.warn({ msg: 'relay batch failed, will retry', error: e.message });
       })
       .finally(() => {
         this.draining = undefined;
@@ -292,7 +292,7 @@ export class OutboxRelay {
       return this.quarantine(client, rows[0].seq, `${refusal === 'authorization' ? 'broker_refused_authorization' : 'broker_refused'}: ${e.message}`);
     }
     this.isolateThrough = BigInt(rows[rows.length - 1].seq);
-    this.log.warn(`broker refused a send of ${rows.length} rows (${refusal === 'authorization' ? 'not authorized for a topic' : 'too large'}); sending them one at a time: ${e.message}`);
+    this.log.warn({ msg: 'broker refused a send; sending its rows one at a time', rows: rows.length, refusal, error: e.message });
     return 0;
   }
 
@@ -310,7 +310,7 @@ export class OutboxRelay {
       [seq, reason],
     );
     if (res.rowCount !== 1) throw new Error(`quarantined ${res.rowCount} of 1 outbox row ${seq}; another writer interfered`);
-    this.log.warn(`outbox row ${seq} quarantined: ${reason}`);
+    this.log.warn({ msg: 'outbox row quarantined', seq: String(seq), why: reason });
     return 1;
   }
 

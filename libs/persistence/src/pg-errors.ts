@@ -1,6 +1,12 @@
 import type { Client, Pool } from 'pg';
 
-type Warn = (message: string) => void;
+/** One structured line (ADR 0064): which pool, and the driver's message. */
+export interface ConnectionLost {
+  msg: 'database connection lost';
+  pool: string;
+  error: string;
+}
+type Warn = (line: ConnectionLost) => void;
 
 /**
  * node-postgres emits 'error' when the server drops a connection (restart, failover,
@@ -14,7 +20,7 @@ export function handlePoolErrors<P extends Pool>(pool: P, what: string, warn: Wa
   // that caller (Prisma's transactions among them) attaches its own only a microtask later. A
   // server message ending the connection in that gap was an unhandled 'error' (ADR 0019).
   pool.on('connect', (client) => {
-    client.on('error', (e: Error) => warn(`${what}: database connection lost: ${e.message}`));
+    client.on('error', (e: Error) => warn({ msg: 'database connection lost', pool: what, error: e.message }));
   });
   // Idle losses reach the pool too; the client's own listener has already logged them.
   pool.on('error', () => undefined);
@@ -23,6 +29,6 @@ export function handlePoolErrors<P extends Pool>(pool: P, what: string, warn: Wa
 
 /** For a standalone client: the caller learns of the loss through its next query or `ended`. */
 export function handleClientErrors<C extends Client>(client: C, what: string, warn: Warn): C {
-  client.on('error', (e: Error) => warn(`${what}: database connection lost: ${e.message}`));
+  client.on('error', (e: Error) => warn({ msg: 'database connection lost', pool: what, error: e.message }));
   return client;
 }

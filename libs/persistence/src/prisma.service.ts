@@ -54,7 +54,7 @@ export class PrismaService implements SqlClient, OnApplicationShutdown {
         adapter: new PrismaPg(this.pool, {
           disposeExternalPool: false, // ended below, with or without the client
           onPoolError: () => undefined, // already logged by our listener
-          onConnectionError: (e) => log.warn(`prisma: transaction connection lost: ${e.message}`),
+          onConnectionError: (e) => log.warn({ msg: 'transaction connection lost', pool: 'prisma', error: e.message }),
         }),
       });
     }

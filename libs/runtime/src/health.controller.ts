@@ -5,16 +5,28 @@ import { MetricsRegistry } from './metrics-registry';
 import { ServiceRuntime } from './service-runtime';
 import { scrapeSnapshot } from './scrape-snapshot';
 import { describeVerdict, JournalRollbackGuard } from './journal-rollback-guard';
+import { arvisVersion } from '@arvis/config';
 import { journalMetrics } from '@arvis/journal';
 import { consumerLag, deadLettersTotal } from '@arvis/kafka';
 
 /** How often the event-loop delay is sampled (prom-client's `nodejs_eventloop_lag_*`). */
 export const EVENT_LOOP_SAMPLE_MS = 100;
 
+/** Which release answers (ADR 0065): always 1, labelled, so a dashboard can count the versions of a rollout. */
+export function registerBuildInfo(registry: MetricsRegistry, version: string, service: string): void {
+  new Gauge({
+    name: 'arvis_build_info',
+    help: 'Always 1; the version label is the release this process runs (package.json)',
+    labelNames: ['version', 'service'],
+    registers: [registry],
+  }).set({ version, service }, 1);
+}
+
 /** Served on the management port only (ADR 0038). */
 @Controller()
 export class HealthController {
   private readonly log = new Logger('Health');
+  private readonly version = arvisVersion();
   constructor(
     private readonly runtime: ServiceRuntime,
     private readonly registry: MetricsRegistry,
@@ -26,6 +38,7 @@ export class HealthController {
     // Four outbox gauges and two checkpoint gauges: one read each per scrape.
     const outbox = scrapeSnapshot(() => this.runtime.outboxDepth());
     const checkpoints = scrapeSnapshot(() => this.runtime.checkpointLag());
+    registerBuildInfo(this.registry, this.version, this.runtime.settings.service);
     new Gauge({
       name: 'arvis_outbox_depth',
       help: 'Outbox rows not yet acknowledged by the broker (quarantined rows excluded)',
@@ -79,8 +92,8 @@ export class HealthController {
   }
 
   @Get('health/live')
-  live(): { status: 'ok' } {
-    return { status: 'ok' };
+  live(): { status: 'ok'; version: string } {
+    return { status: 'ok', version: this.version };
   }
 
   @Get('health/ready')
@@ -90,15 +103,15 @@ export class HealthController {
       // Refusing to work, and saying why (ADR 0055): the verdict's code and its facts.
       res.status(HttpStatus.SERVICE_UNAVAILABLE);
       const { state, ...facts } = verdict;
-      return { statusCode: HttpStatus.SERVICE_UNAVAILABLE, error: state, message: describeVerdict(verdict), service: this.runtime.settings.service, ...(state === 'journal_topic_unread' ? {} : { rollback: facts }) };
+      return { statusCode: HttpStatus.SERVICE_UNAVAILABLE, error: state, message: describeVerdict(verdict), service: this.runtime.settings.service, version: this.version, ...(state === 'journal_topic_unread' ? {} : { rollback: facts }) };
     }
     try {
       const outbox = await this.runtime.outboxDepth();
       // Quarantined rows do not make the service unready (the relay goes on); they are shown here.
-      return { status: 'ok', service: this.runtime.settings.service, outbox, relay: this.runtime.relay?.stats ?? null };
+      return { status: 'ok', service: this.runtime.settings.service, version: this.version, outbox, relay: this.runtime.relay?.stats ?? null };
     } catch (e) {
       // The driver's message (host names, SQL) is for the log, not for whoever can reach the port.
-      this.log.warn(`not ready: ${(e as Error).message}`);
+      this.log.warn({ msg: 'not ready', error: (e as Error).message });
       throw new ApiError(HttpStatus.SERVICE_UNAVAILABLE, 'unavailable', { message: 'the database cannot be reached' });
     }
   }

@@ -53,7 +53,7 @@ export class PublicErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost) {
     if (host.getType() !== 'http') return this.rpc.catch(exception, host);
     const body = publicErrorBody(exception);
-    if (body.statusCode >= 500 && !(exception instanceof ApiError)) this.log.error(exception instanceof Error ? exception : String(exception));
+    if (body.statusCode >= 500 && !(exception instanceof ApiError)) this.log.error({ msg: 'unhandled error answered 500', error: exception instanceof Error ? exception.message : String(exception) });
     const res = host.switchToHttp().getResponse<HttpResponseLike>();
     // A stream (server-sent events) that fails after its headers went out can only be ended.
     if (res.headersSent) return res.end();

@@ -1,4 +1,4 @@
-export { PinoLogger } from './pino-logger';
+export { PinoLogger, decisionFields, errorFields, scrubCredentials, someIds, prettyLine, MAX_IDS_PER_LINE, REDACTED_FIELDS, type LogFormat } from './pino-logger';
 export { ServiceRuntime, SERVICE_SETTINGS, type ServiceSettings } from './service-runtime';
 export { HealthController } from './health.controller';
 export { runService, type RunServiceOptions, type Ports } from './run-service';

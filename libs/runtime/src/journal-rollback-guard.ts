@@ -96,7 +96,7 @@ export class JournalRollbackGuard implements OnModuleInit, OnApplicationShutdown
     this.current = verdict;
     if (verdict.state !== was) {
       if (verdict.state === 'consistent') this.log.log('the database\'s journal holds the journal topic\'s head: working');
-      else this.log.error(`refusing to work: ${verdict.state === 'journal_topic_unread' ? verdict.detail : describeVerdict(verdict)}`);
+      else this.log.error({ msg: 'refusing to work', reasonCode: verdict.state, detail: verdict.state === 'journal_topic_unread' ? verdict.detail : describeVerdict(verdict) });
     }
     if (verdict.state === 'consistent') {
       if (this.rechecking) void this.recheck.stop();

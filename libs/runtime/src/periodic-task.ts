@@ -23,7 +23,7 @@ export class PeriodicTask {
   private tick(): void {
     if (this.running) return;
     this.running = this.pass()
-      .catch((e: Error) => this.log.warn(`${this.name} pass failed: ${e.message}`))
+      .catch((e: Error) => this.log.warn({ msg: 'pass failed', task: this.name, error: e.message }))
       .finally(() => (this.running = undefined));
   }
 

@@ -2,12 +2,12 @@ import 'reflect-metadata';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplication, Type } from '@nestjs/common';
-import { ConfigError, describeKafkaSecurity } from '@arvis/config';
+import { arvisVersion, ConfigError, describeKafkaSecurity } from '@arvis/config';
 import { KafkaBatchTransport } from '@arvis/kafka';
 import type { KafkaSettings } from '@arvis/config';
 import { PublicErrorFilter } from './http-errors';
 import { portGate, securityHeaders } from './http-surface';
-import { PinoLogger } from './pino-logger';
+import { PinoLogger, type LogFormat } from './pino-logger';
 import { ServiceRuntime } from './service-runtime';
 import { describeVerdict, JournalRollbackGuard } from './journal-rollback-guard';
 
@@ -28,6 +28,8 @@ export interface RunServiceOptions<C> {
   trustProxy?: (config: C) => boolean | number | string[];
   httpHost: (config: C) => string;
   logLevel: (config: C) => string;
+  /** LOG_FORMAT: JSON lines (the default) or human lines for a terminal. */
+  logFormat?: (config: C) => LogFormat;
   maxSliceSize: (config: C) => number;
   /** How much of an isolated message's raw bytes its DLQ record keeps (DLQ_MAX_RAW_BYTES). */
   dlqMaxRawBytes: (config: C) => number;
@@ -67,7 +69,7 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
   let root: ReturnType<RunServiceOptions<C>['module']>;
   try {
     config = opts.loadConfig();
-    logger = new PinoLogger(opts.service, opts.logLevel(config));
+    logger = new PinoLogger(opts.service, opts.logLevel(config), { format: opts.logFormat?.(config), version: arvisVersion() });
     // Building the root module loads the tool packages: a package that cannot be loaded is a
     // configuration problem too.
     root = opts.module(config);
@@ -102,7 +104,7 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
         onFatal: (error) => {
           if (fatal) return;
           fatal = true;
-          logger.fatal(`consumer cannot make progress, exiting: ${error.message}`, 'Consumer');
+          logger.fatal({ msg: 'consumer cannot make progress, exiting', error: error.message }, 'Consumer');
           // Exit non-zero so the supervisor restarts us; uncommitted offsets are redelivered.
           setTimeout(() => process.exit(70), 100).unref();
           void app.close().finally(() => process.exit(70));
@@ -112,11 +114,10 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
     { inheritAppConfig: true },
   );
   await startInOrder(app, () => app.get(ServiceRuntime).startRelay(), ports, opts.httpHost(config));
-  const api = ports.api === undefined ? '' : `, API on :${ports.api}`;
-  logger.log(`${opts.service} ready: health and metrics on :${ports.management}${api}`, 'Bootstrap');
+  logger.log({ msg: 'ready', managementPort: ports.management, ...(ports.api === undefined ? {} : { apiPort: ports.api }) }, 'Bootstrap');
   const kafka = opts.kafka(config);
   // Which principal this process acts as (never the password): the broker's ACLs are per principal.
-  logger.log(`Kafka ${kafka.brokers.join(',')}: ${describeKafkaSecurity(kafka.security)}`, 'Bootstrap');
+  logger.log({ msg: 'kafka', brokers: kafka.brokers, security: describeKafkaSecurity(kafka.security) }, 'Bootstrap');
   return app;
 }
 

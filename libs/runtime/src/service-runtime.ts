@@ -68,13 +68,13 @@ export class ServiceRuntime implements OnApplicationShutdown {
   private startCheckpoints(): void {
     const { checkpoint, topics } = this.settings;
     if (!checkpoint || !topics) {
-      this.log.log('journal checkpoints off (no JOURNAL_CHECKPOINT_SIGNING_KEY)');
+      this.log.log({ msg: 'journal checkpoints off', why: 'no JOURNAL_CHECKPOINT_SIGNING_KEY' });
       return;
     }
     const checkpointer = new JournalCheckpointer(this.prisma, checkpoint, topics.journal);
     const pass = async () => {
       for (const written of await checkpointer.checkpointChainsDue()) {
-        this.log.log(`journal checkpoint ${written.chain}@${written.seq} signed (${written.signature.keyId})`);
+        this.log.log({ msg: 'journal checkpoint signed', chain: written.chain, seq: String(written.seq), keyId: written.signature.keyId });
       }
     };
     // Polled more often than everyMs so the entry count triggers promptly; each idle pass is two small reads.
@@ -124,6 +124,6 @@ export class ServiceRuntime implements OnApplicationShutdown {
     }
     await this.publisher?.disconnect().catch(() => undefined);
     await this.tracing.shutdown();
-    this.log.log(`${this.settings.service} stopped`);
+    this.log.log({ msg: `${this.settings.service} stopped` });
   }
 }

@@ -35,13 +35,19 @@ export function samplerFor(s: TracingSettings): Sampler {
 }
 
 /** An OTLP/HTTP (JSON) exporter behind a batch processor. */
-export function otlpProcessor(url: string): SpanProcessor {
-  return new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url }) });
+export function otlpProcessor(url: string, headers: Record<string, string> = {}): SpanProcessor {
+  return new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url, headers }) });
 }
 
-export function providerFor(processor: SpanProcessor, serviceName: string, sampler: Sampler = new ParentBasedSampler({ root: new AlwaysOnSampler() })): TracerProvider {
+export function providerFor(
+  processor: SpanProcessor,
+  serviceName: string,
+  sampler: Sampler = new ParentBasedSampler({ root: new AlwaysOnSampler() }),
+  resourceAttributes: Record<string, string> = {},
+): TracerProvider {
   return new TracerProvider({
-    resource: defaultResource().merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName })),
+    // The SDK is never left to read OTEL_* itself (config validated them); the service name wins over the attributes' own.
+    resource: defaultResource().merge(resourceFromAttributes({ ...resourceAttributes, [ATTR_SERVICE_NAME]: serviceName })),
     sampler,
     spanProcessors: [processor],
   });

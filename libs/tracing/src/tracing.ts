@@ -54,12 +54,12 @@ export class Tracing {
   static create(settings: TracingSettings, defaultServiceName: string): Tracing {
     if (!settings.tracesUrl) return Tracing.disabled();
     const { otlpProcessor, samplerFor } = sdk();
-    return Tracing.withProcessor(otlpProcessor(settings.tracesUrl), settings.serviceName ?? defaultServiceName, samplerFor(settings));
+    return Tracing.withProcessor(otlpProcessor(settings.tracesUrl, settings.headers), settings.serviceName ?? defaultServiceName, samplerFor(settings), settings.resourceAttributes);
   }
 
   /** Any span processor (specs use an in-memory exporter). */
-  static withProcessor(processor: SpanProcessor, serviceName: string, sampler?: Sampler): Tracing {
-    const provider = sdk().providerFor(processor, serviceName, sampler);
+  static withProcessor(processor: SpanProcessor, serviceName: string, sampler?: Sampler, resourceAttributes?: Record<string, string>): Tracing {
+    const provider = sdk().providerFor(processor, serviceName, sampler, resourceAttributes);
     return new Tracing(provider.getTracer('arvis'), provider);
   }
 

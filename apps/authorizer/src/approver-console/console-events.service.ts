@@ -118,7 +118,7 @@ export class ConsoleEventsService implements BeforeApplicationShutdown {
       for (const stream of streams) await this.serve(stream, pending);
     } catch (e) {
       // A database blip: the next pass tries again; the pages keep what they show.
-      this.log.warn(`console events pass failed: ${(e as Error).message}`);
+      this.log.warn({ msg: 'console events pass failed', error: (e as Error).message });
     } finally {
       if (only === undefined) poller.running = false;
     }

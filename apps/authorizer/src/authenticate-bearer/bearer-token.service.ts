@@ -31,7 +31,7 @@ export class BearerTokenService {
     const [{ now }] = await this.prisma.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
     const verified = await this.identity.verify(token, now, use);
     if (!verified.ok) {
-      log.log(`${role} token refused: ${verified.detail}`);
+      log.log({ msg: 'token refused', role, reasonCode: verified.reasonCode, detail: verified.detail });
       const message = verified.rule ? verified.detail : 'the token was not accepted (expired, not signed by a trusted issuer, or unreadable)';
       throw new ApiError(HttpStatus.UNAUTHORIZED, 'unauthenticated', { reasonCode: verified.reasonCode, message });
     }

@@ -13,6 +13,7 @@ import type { TraceOf } from '../decision-pipeline/decision-traces';
 import { AuthorizerFaultPoints } from '../fault-points/fault-points';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { validateReceipt } from './validate-receipt';
+import { someIds } from '@arvis/runtime';
 
 /** A decision whose intent could not be recorded: its capability is revoked, nothing is published. */
 export interface AbortedIntent {
@@ -278,6 +279,11 @@ export class CommitIntentService {
     }));
     await this.capabilities.mint(tx, rows);
     await this.capabilities.revokeEach(tx, rows.map((r, i) => ({ capabilityId: r.capabilityId, reason: aborted[i].reasonCode })));
-    this.log.warn(`${aborted.length} intent(s) aborted: ${[...new Set(aborted.map((x) => x.reasonCode))].join(', ')}`);
+    this.log.warn({
+      msg: 'intents aborted',
+      count: aborted.length,
+      reasonCodes: [...new Set(aborted.map((x) => x.reasonCode))],
+      decisionIds: someIds(aborted.map((x) => x.authorized.decision.decisionId)),
+    });
   }
 }

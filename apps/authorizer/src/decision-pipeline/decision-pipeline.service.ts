@@ -70,7 +70,7 @@ export class DecisionPipeline {
       if (!(e instanceof IntentSinkError)) throw e;
       // Some intent could not be recorded: redo the slice with one savepoint per intent, so only
       // the decisions concerned are aborted (ADR 0005).
-      this.log.warn(`${e.message}; retrying the slice intent by intent`);
+      this.log.warn({ msg: 'an intent could not be recorded; retrying the slice intent by intent', error: e.message });
       return attempt(true);
     }
   }

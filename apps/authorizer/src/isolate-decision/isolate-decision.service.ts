@@ -8,6 +8,7 @@ import { PrismaService, type Tx } from '@arvis/persistence';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { decisionDeadLetter } from '../receive-decisions/decision-dead-letter';
 import { VerifyIdentityService, type IdentityResult } from '../verify-identity/verify-identity.service';
+import { traceIdOf } from '@arvis/tracing';
 
 type Verified = Extract<IdentityResult, { ok: true }>;
 
@@ -47,9 +48,12 @@ export class IsolateDecisionService {
     }
     try {
       await this.prisma.tx((tx) => this.refuse(tx, message, decision, verified, why, receivedAt));
+      // Isolation is rare (a decision that failed every attempt): one line, with its ids.
+      const traceId = message.headers?.traceparent ? traceIdOf({ traceparent: message.headers.traceparent }) : undefined;
+      this.log.warn({ msg: 'decision isolated and refused', decisionId: decision.decisionId, runId: decision.runId, tenant: verified.identity.tenant, tool: decision.tool, reasonCode: 'decision_unprocessable', ...(traceId ? { traceId } : {}) });
     } catch (e) {
       if (isTransientFault(e)) throw e;
-      this.log.error(`decision ${decision.decisionId} could not be refused in the journal: ${(e as Error).message}`);
+      this.log.error({ msg: 'decision could not be refused in the journal', decisionId: decision.decisionId, runId: decision.runId, tenant: verified.identity.tenant, error: (e as Error).message });
       await deadLetterOnly('decision_unprocessable', `${why}; its refusal could not be journaled: ${explain(e as Error)}`, decision.decisionId);
     }
   }

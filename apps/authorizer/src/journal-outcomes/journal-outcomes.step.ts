@@ -52,7 +52,7 @@ export class JournalOutcomesStep {
       // The intents' rows are the sink's (ADR 0005): the slice is redone intent by intent.
       throw intents.length > 0 ? new IntentSinkError(e) : e;
     }
-    if (outcomes.deadLetters.length > 0) this.log.warn(`${outcomes.deadLetters.length} message(s) dead-lettered`);
+    // Each dead letter is logged where it is made (deadLetterRow), with its ids and reason code.
   }
 
   private pendingEntry(p: Parked): JournalDraft {

@@ -41,7 +41,7 @@ export class PruneRecordsService implements OnApplicationBootstrap, OnModuleDest
   }
 
   onApplicationBootstrap(): void {
-    if (!this.task) return void this.log.log('retention off (RETENTION_ENABLED=false): nothing is pruned but published outbox rows');
+    if (!this.task) return void this.log.log({ msg: 'retention off: nothing is pruned but published outbox rows', setting: 'RETENTION_ENABLED=false' });
     this.running = true;
     this.task.start();
   }
@@ -57,14 +57,14 @@ export class PruneRecordsService implements OnApplicationBootstrap, OnModuleDest
     const held = typeof fence === 'string' ? fence : undefined;
     if (held !== undefined) {
       this.dedupeHeld.inc();
-      if (held !== this.lastHeldWhy) this.log.warn(`retention keeps every dedupe row: ${held}`);
+      if (held !== this.lastHeldWhy) this.log.warn({ msg: 'retention keeps every dedupe row', why: held });
     }
     this.lastHeldWhy = held;
     const counts = await this.pruner!.pruneOnce({ dedupe: typeof fence === 'string' ? false : fence, keepGoing: () => this.running });
     if (!counts) return null;
     for (const t of TABLES) if (counts[t] > 0) this.pruned.inc({ table: t }, counts[t]);
     const total = TABLES.reduce((n, t) => n + counts[t], 0);
-    if (total > 0) this.log.log(`retention pruned ${TABLES.map((t) => `${counts[t]} ${t}`).join(', ')} in ${counts.batches} batches`);
+    if (total > 0) this.log.log({ msg: 'retention pruned', rows: Object.fromEntries(TABLES.map((t) => [t, counts[t]])), batches: counts.batches });
     return counts;
   }
 

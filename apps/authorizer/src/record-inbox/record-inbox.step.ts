@@ -57,7 +57,7 @@ export class RecordInboxStep {
       if (prior === undefined) fresh.push(c);
       else if (prior === c.bodySha256) redelivered++;
       else if (c.origin.kind === 'message') conflicts.push(this.conflict(c, c.origin));
-      else this.log.error(`system decision ${c.decision.decisionId} conflicts with a stored one; not submitted again`);
+      else this.log.error({ msg: 'system decision conflicts with a stored one; not submitted again', decisionId: c.decision.decisionId, runId: c.decision.runId, tenant: tenantOf(c) });
     }
     return { fresh, redelivered, conflicts };
   }

@@ -76,7 +76,7 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
         resumed = handled.length;
       },
     });
-    if (resumed > 0) this.log.log(`resumed ${resumed} approved decision(s)`);
+    if (resumed > 0) this.log.log({ msg: 'approved decisions resumed', count: resumed });
   }
 
   private async closeDeniedAndExpired(): Promise<void> {
@@ -101,7 +101,7 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
         }),
         this.config.topics.journal,
       );
-      this.log.log(`closed ${closing.length} denied or expired confirmation(s)`);
+      this.log.log({ msg: 'denied or expired confirmations closed', count: closing.length });
     });
   }
 }

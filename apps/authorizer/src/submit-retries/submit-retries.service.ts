@@ -97,7 +97,7 @@ export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDes
       submitted = ids.length;
     };
     await this.pipeline.run({ candidates, deadLetters: [], claim, acknowledge });
-    if (submitted > 0) this.log.log(`submitted ${submitted} retry decision(s)`);
+    if (submitted > 0) this.log.log({ msg: 'retry decisions submitted', count: submitted });
     return submitted;
   }
 }

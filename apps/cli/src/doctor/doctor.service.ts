@@ -12,6 +12,7 @@ import { loadCliConfig, type CliConfig } from '../cli.config';
 import { checkpointKeyCheck, fail, intentKeyCheck, issuerCheck, ok, skip, type Check, type Signer } from './checks';
 import { DOCTOR_ROLES, type DoctorRole } from './doctor-roles';
 import { parseEnvFile } from './env-file';
+import { compareRights, heldRights } from './role-rights';
 
 
 export interface DoctorInputs {
@@ -77,7 +78,7 @@ function loadConfigurations(inputs: DoctorInputs): { loaded: Loaded; checks: Che
 
 const servicesOf = (l: Loaded): Service[] => [l.authorizer, l.dispatcher, l.relay].filter((s): s is Service => s !== undefined);
 
-async function databaseCheck(service: Service): Promise<{ check: Check; reachable: boolean }> {
+async function databaseCheck(service: Service): Promise<{ check: Check; rights?: Check; reachable: boolean }> {
   const name = `database (${service.service})`;
   const client = new Client({ connectionString: service.database.url, connectionTimeoutMillis: 5000, application_name: 'arvis-doctor' });
   client.on('error', () => undefined);
@@ -86,7 +87,9 @@ async function databaseCheck(service: Service): Promise<{ check: Check; reachabl
     const { rows } = await client.query<{ user: string; db: string; now: Date }>('SELECT current_user AS user, current_database() AS db, now() AS now');
     const skewS = Math.abs(rows[0].now.getTime() - Date.now()) / 1000;
     const detail = `reachable as ${rows[0].user} on ${rows[0].db}; clock ${skewS.toFixed(1)} s from this machine's`;
-    return { check: skewS > 5 ? fail(name, `${detail}: more than 5 s`) : ok(name, detail), reachable: true };
+    // The role's rights on this very login (ADR 0034): what the service's statements will meet.
+    const rights = compareRights(service.service, await heldRights(client));
+    return { check: skewS > 5 ? fail(name, `${detail}: more than 5 s`) : ok(name, detail), rights, reachable: true };
   } catch (e) {
     return { check: fail(name, `not reachable: ${(e as Error).message}`), reachable: false };
   } finally {
@@ -95,9 +98,20 @@ async function databaseCheck(service: Service): Promise<{ check: Check; reachabl
 }
 
 /** The project's migrations, by folder name, against Prisma's history table (as `npm run migrate` records them). */
-async function migrationsCheck(url: string, dir: string): Promise<Check> {
+async function migrationsCheck(urls: string[], dir: string): Promise<Check> {
   const name = 'migrations';
   if (!existsSync(dir)) return skip(name, `no migrations folder at ${dir} (--migrations DIR)`);
+  // Least-privilege roles may not read the history (no grant on _prisma_migrations): try each login.
+  for (const url of urls) {
+    const check = await migrationsCheckAs(url, dir);
+    if (check) return check;
+  }
+  return skip(name, 'no service\'s login may read the migration history (_prisma_migrations): each has only its role\'s rights; check as the migrating user');
+}
+
+/** undefined: this login may not read the history (42501). */
+async function migrationsCheckAs(url: string, dir: string): Promise<Check | undefined> {
+  const name = 'migrations';
   const expected = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync(`${dir}/${d.name}/migration.sql`)).map((d) => d.name).sort();
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 5000 });
   client.on('error', () => undefined);
@@ -110,6 +124,7 @@ async function migrationsCheck(url: string, dir: string): Promise<Check> {
     if (missing.length) return fail(name, `${missing.length} not applied: ${missing.join(', ')} (npm run migrate)`);
     return ok(name, `${expected.length} applied${unknown.length ? `; ${unknown.length} unknown to this CLI (a newer one applied them): ${unknown.join(', ')}` : ''}`);
   } catch (e) {
+    if ((e as { code?: string }).code === '42501') return undefined;
     return fail(name, `cannot read the migration history: ${(e as Error).message}`);
   } finally {
     await client.end().catch(() => undefined);
@@ -153,13 +168,13 @@ async function minInsyncReplicas(admin: Admin, topics: string[]): Promise<Map<st
 async function infrastructureChecks(loaded: Loaded, migrationsDir: string): Promise<Check[]> {
   const services = servicesOf(loaded);
   const checks: Check[] = [];
-  let reachableUrl: string | undefined;
+  const reachableUrls: string[] = [];
   for (const s of services) {
-    const { check, reachable } = await databaseCheck(s);
-    checks.push(check);
-    if (reachable) reachableUrl ??= s.database.url;
+    const { check, rights, reachable } = await databaseCheck(s);
+    checks.push(check, ...(rights ? [rights] : []));
+    if (reachable) reachableUrls.push(s.database.url);
   }
-  if (reachableUrl) checks.push(await migrationsCheck(reachableUrl, migrationsDir));
+  if (reachableUrls.length) checks.push(await migrationsCheck(reachableUrls, migrationsDir));
   const prefixes = new Set(services.map((s) => s.topics.decisions));
   if (prefixes.size > 1) checks.push(fail('topic prefix', `the services use different topics: ${[...prefixes].join(', ')}`));
   const first = services[0];

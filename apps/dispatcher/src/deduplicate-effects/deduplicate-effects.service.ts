@@ -44,7 +44,7 @@ export class DeduplicateEffectsService {
     const shared = duplicates.filter((d) => d.holderState === 'effect_completed' || d.holderState === 'effect_state_unknown');
     const released = duplicates.filter((d) => d.holderState === 'released');
     const waiting = duplicates.length - shared.length - released.length;
-    if (waiting > 0) this.log.log(`${waiting} duplicate(s) wait for the effect holding their key`);
+    if (waiting > 0) this.log.log({ msg: 'duplicates wait for the effect holding their key', count: waiting });
     if (shared.length + released.length === 0) return [];
     const outcomes = await this.journaledOutcomes(tx, shared.map((s) => s.holderCapabilityId!));
     const facts = await storedFactsOf(tx, [...shared, ...released].map((s) => s.capabilityId));

@@ -76,7 +76,7 @@ export class DispatchIntentsService {
     const claim = await this.tracing.inSpans('claim capability', verified.map((v) => v.trace), () => this.claims.claim(verified, deadLetters));
     this.lostTotal.inc(claim.lost);
     this.deadLetteredTotal.inc(deadLetters.length);
-    if (deadLetters.length) this.log.warn(`${deadLetters.length} intent message(s) dead-lettered from ${batch.topic}[${batch.partition}]`);
+    // Each dead letter is logged where it is made (deadLetterRow), with its ids and reason code.
     const executed = await this.runner.run(claim.claimed, claim.started);
     this.executedTotal.inc(executed);
     return { executed, lostConsumption: claim.lost, deadLettered: deadLetters.length, refused: claim.refused };

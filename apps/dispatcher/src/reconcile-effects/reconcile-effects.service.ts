@@ -62,7 +62,7 @@ export class ReconcileEffectsService {
     try {
       return await body.reconcile({ idempotencyKey: l.idempotencyKey, capabilityId: l.capabilityId });
     } catch (e) {
-      this.log.warn(`reconciliation of ${l.capabilityId} (${l.tool}) failed: ${(e as Error).message}`);
+      this.log.warn({ msg: 'reconciliation failed', capabilityId: l.capabilityId, tool: l.tool, error: (e as Error).message });
       return { found: 'cannot_tell' };
     }
   }
@@ -74,7 +74,7 @@ export class ReconcileEffectsService {
     if (r.found === 'cannot_tell') return UNKNOWN;
     const valid = this.catalog.get(l.tool)?.output.safeParse(r.output);
     if (!valid?.success) {
-      this.log.warn(`reconciliation of ${l.capabilityId} (${l.tool}) returned an output its schema refuses; left unknown`);
+      this.log.warn({ msg: 'reconciliation returned an output its schema refuses; left unknown', capabilityId: l.capabilityId, tool: l.tool });
       return UNKNOWN;
     }
     return { effectBoundary: 'effect_completed', success: true, output: valid.data };

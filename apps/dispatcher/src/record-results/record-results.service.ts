@@ -10,6 +10,7 @@ import { factsOf, type ClaimedIntent } from '../dispatch-intents/claimed-intent'
 import { DeduplicateEffectsService, type HolderOutcome } from '../deduplicate-effects/deduplicate-effects.service';
 import { FaultPoints } from '../fault-points/fault-points';
 import { RequestRetriesService } from '../request-retries/request-retries.service';
+import { someIds } from '@arvis/runtime';
 
 export interface RanIntent {
   claimed: ClaimedIntent;
@@ -58,7 +59,7 @@ export class RecordResultsService {
         return undefined;
       }
       const mid = Math.ceil(ran.length / 2);
-      this.log.warn(`recording ${ran.length} result(s) failed (${(e as Error).message}); recording halves apart`);
+      this.log.warn({ msg: 'recording results failed; recording halves apart', count: ran.length, error: (e as Error).message });
       await this.recordOrSplit(ran.slice(0, mid), waitUntil);
       await this.recordOrSplit(ran.slice(mid), waitUntil);
       return undefined;
@@ -66,7 +67,7 @@ export class RecordResultsService {
   }
 
   private whileTransient<T>(waitUntil: number, fn: () => Promise<T>): Promise<T> {
-    return retryWhileTransient(fn, waitUntil, (attempt, e) => this.log.warn(`database unavailable while recording results (attempt ${attempt}): ${e.message}`));
+    return retryWhileTransient(fn, waitUntil, (attempt, e) => this.log.warn({ msg: 'database unavailable while recording results', attempt, error: e.message }));
   }
 
   private async recordOnce<T>(tx: Tx, ran: readonly RanIntent[], alsoInTransaction?: (tx: Tx) => Promise<T>): Promise<T | undefined> {
@@ -76,7 +77,11 @@ export class RecordResultsService {
     );
     this.faults.failRecording(ran.map((r) => r.claimed.intent.decisionId));
     if (finished.size < ran.length) {
-      this.log.warn(`${ran.length - finished.size} result(s) arrived after recovery had closed them`);
+      this.log.warn({
+        msg: 'results arrived after recovery had closed them',
+        count: ran.length - finished.size,
+        decisionIds: someIds(ran.filter((r) => !finished.has(r.claimed.intent.capabilityId)).map((r) => r.claimed.intent.decisionId)),
+      });
       await this.recordLateIn(tx, ran.filter((r) => !finished.has(r.claimed.intent.capabilityId)));
     }
     const closed = ran.filter((r) => finished.has(r.claimed.intent.capabilityId));
@@ -109,7 +114,7 @@ export class RecordResultsService {
     );
     const recorded = ran.filter((r) => late.has(r.claimed.intent.capabilityId));
     if (recorded.length === 0) return;
-    this.log.warn(`${recorded.length} late result(s) of effects closed unknown recorded (late_tool_result)`);
+    this.log.warn({ msg: 'late results of effects closed unknown recorded', reasonCode: 'late_tool_result', count: recorded.length, decisionIds: someIds(recorded.map((r) => r.claimed.intent.decisionId)) });
     await appendJournal(tx, recorded.map((r) => lateToolResultEntry(factsOf(r.claimed), r.result)), this.config.topics.journal);
   }
 
@@ -126,7 +131,7 @@ export class RecordResultsService {
    */
   private async markAuditIncomplete(ran: readonly RanIntent[], cause: Error, waitUntil: number): Promise<void> {
     const reason = `result not journaled: ${cause.message}`; // clipped by the entry factory
-    this.log.error(`${ran.length} effect result(s) could not be journaled; marking their runs audit-incomplete: ${cause.message}`);
+    this.log.error({ msg: 'effect results could not be journaled; marking their runs audit-incomplete', count: ran.length, decisionIds: someIds(ran.map((r) => r.claimed.intent.decisionId)), error: cause.message });
     await this.whileTransient(waitUntil, () =>
       this.prisma.tx(async (tx) => {
         // A run is the tenant's own (ADR 0061).

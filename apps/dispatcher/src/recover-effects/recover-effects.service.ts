@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { appendJournal, toolResultEntry } from '@arvis/journal';
 import { ConfirmationStore, EffectStore, type LostEffect } from '@arvis/lifecycle';
 import { PrismaService, type Tx } from '@arvis/persistence';
-import { JournalRollbackGuard, PeriodicTask } from '@arvis/runtime';
+import { JournalRollbackGuard, PeriodicTask, decisionFields } from '@arvis/runtime';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import { DeduplicateEffectsService } from '../deduplicate-effects/deduplicate-effects.service';
 import { storedFactsOf } from '../dispatch-intents/stored-facts';
@@ -64,7 +64,7 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
     const unknown = await this.closeExpiredEffects();
     const { redelivered, abandoned } = await this.redelivery.pass();
     if (unknown || redelivered || abandoned) {
-      this.log.warn(`recovery: ${unknown} effect(s) closed, ${redelivered} intent(s) delivered again, ${abandoned} never-activated intent(s) ended`);
+      this.log.warn({ msg: 'recovery pass', effectsClosed: unknown, intentsRedelivered: redelivered, intentsEnded: abandoned });
     }
     return { unknown, redelivered, abandoned };
   }
@@ -86,6 +86,11 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
       await this.retries.request(tx, notRun.map((v) => facts.get(v.effect.capabilityId)!));
       const outcomes = verdicts.map((v) => ({ capabilityId: v.effect.capabilityId, decisionId: facts.get(v.effect.capabilityId)!.decisionId, result: v.result }));
       const waiters = await this.dedupe.closeWaiters(tx, outcomes);
+      // Off the hot path (only what recovery closes): one line per effect, with its ids.
+      for (const v of verdicts) {
+        const f = facts.get(v.effect.capabilityId)!;
+        this.log.warn({ msg: 'effect closed by recovery', ...decisionFields(f), state: v.effect.state, reasonCode: v.effect.reasonCode ?? undefined });
+      }
       await appendJournal(tx, [...outcomes.map((o) => toolResultEntry(facts.get(o.capabilityId)!, o.result)), ...waiters], this.config.topics.journal);
       return lost.length;
     });

@@ -24,7 +24,7 @@ export class IntentsLag implements OnModuleDestroy {
       const { lagging, partitions } = await this.laggingPartitions();
       return new Set(runIds.filter((r) => lagging.has(this.partitionFor(r, partitions))));
     } catch (e) {
-      this.log.warn(`consumer lag unknown (${(e as Error).message}); no redelivery this pass`);
+      this.log.warn({ msg: 'consumer lag unknown; no redelivery this pass', error: (e as Error).message });
       return new Set(runIds);
     }
   }

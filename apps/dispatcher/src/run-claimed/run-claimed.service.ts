@@ -3,7 +3,7 @@ import { EffectStore } from '@arvis/lifecycle';
 import { retryWhileTransient } from '@arvis/kafka';
 import { PrismaService } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
-import { Tracing } from '@arvis/tracing';
+import { Tracing, traceIdOf } from '@arvis/tracing';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import type { Classified } from '../classify-result/classify-result';
 import type { ClaimedIntent } from '../dispatch-intents/claimed-intent';
@@ -11,6 +11,7 @@ import { RecordResultsService } from '../record-results/record-results.service';
 import { issueConsumptionProof } from '../run-tool/consumption-proof';
 import { RunToolService } from '../run-tool/run-tool.service';
 import { startDeadlineMs } from './start-deadline';
+import { decisionFields } from '@arvis/runtime';
 
 /**
  * Runs a slice's claimed intents a group at a time (the tool concurrency): each group is marked
@@ -53,7 +54,7 @@ export class RunClaimedService {
         for (const c of group) if (preStarted.has(c.intent.capabilityId)) started.add(c.intent.capabilityId);
         group.forEach((c) => waiting.delete(c.intent.capabilityId));
         const runnable = group.filter((c) => started.has(c.intent.capabilityId));
-        if (runnable.length < group.length) this.log.warn(`${group.length - runnable.length} claim(s) were closed by recovery before they started; not run`);
+        if (runnable.length < group.length) this.log.warn({ msg: 'claims closed by recovery before they started; not run', count: group.length - runnable.length });
         const runs = runnable.map((c) => this.runOne(c));
         const results = await Promise.all(runs.map((r) => r.result));
         // The next group is started by the transaction that records this one: one commit per
@@ -96,7 +97,7 @@ export class RunClaimedService {
   }
 
   private recordLate(claimed: ClaimedIntent, result: Classified): void {
-    this.recorder.recordLate([{ claimed, result }]).catch((e: Error) => this.log.error(`a late result of ${claimed.intent.decisionId} was not recorded: ${e.message}`));
+    this.recorder.recordLate([{ claimed, result }]).catch((e: Error) => this.log.error({ msg: 'a late result was not recorded', ...decisionFields({ decisionId: claimed.intent.decisionId, tool: claimed.stored.tool, capabilityId: claimed.intent.capabilityId, traceId: traceIdOf(claimed.trace) }), error: e.message }));
   }
 
   /** effect_pending -> effect_started, one statement for the group; no statement when the claim already started them. */
@@ -105,7 +106,7 @@ export class RunClaimedService {
     return retryWhileTransient(
       () => this.effects.start(this.prisma.sql, this.effectsToStart(group)),
       Date.now() + this.config.recording.maxWaitMs,
-      (attempt, e) => this.log.warn(`database unavailable while starting effects (attempt ${attempt}): ${e.message}`),
+      (attempt, e) => this.log.warn({ msg: 'database unavailable while starting effects', attempt, error: e.message }),
     );
   }
 
@@ -117,7 +118,7 @@ export class RunClaimedService {
     const grace = this.config.recovery.pendingGraceMs;
     return setInterval(() => {
       if (waiting.size === 0) return;
-      this.effects.extendPending(this.prisma.sql, [...waiting], grace).catch((e: Error) => this.log.warn(`claim heartbeat failed: ${e.message}`));
+      this.effects.extendPending(this.prisma.sql, [...waiting], grace).catch((e: Error) => this.log.warn({ msg: 'claim heartbeat failed', error: e.message }));
     }, Math.max(100, Math.floor(grace / 3)));
   }
 }

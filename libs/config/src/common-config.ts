@@ -42,6 +42,7 @@ export const commonEnvShape = {
   RELAY_ENABLED: envBool(true),
   RELAY_BATCH_SIZE: envInt(500, 1, 10000),
   RELAY_POLL_MS: envInt(1000, 10),
+  RELAY_LEASE_MS: envInt(30000, 1000, 3_600_000),
   /** Published outbox rows are deleted after this long, in batches of RELAY_PRUNE_BATCH. */
   RELAY_RETENTION_MS: envInt(7 * 24 * 3600 * 1000, 0),
   RELAY_PRUNE_BATCH: envInt(1000, 1, 100000),
@@ -142,6 +143,8 @@ export interface RelaySettings {
   enabled: boolean;
   batchSize: number;
   pollMs: number;
+  /** Longest a relay may hold the publishing lock with no statement running (a paused or hung relay loses it). */
+  leaseMs: number;
   retentionMs: number;
   pruneBatch: number;
   pruneIntervalMs: number;
@@ -238,6 +241,7 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
       enabled: env.RELAY_ENABLED,
       batchSize: env.RELAY_BATCH_SIZE,
       pollMs: env.RELAY_POLL_MS,
+      leaseMs: env.RELAY_LEASE_MS,
       retentionMs: env.RELAY_RETENTION_MS,
       pruneBatch: env.RELAY_PRUNE_BATCH,
       pruneIntervalMs: env.RELAY_PRUNE_INTERVAL_MS,

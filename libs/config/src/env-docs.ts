@@ -48,6 +48,7 @@ export const ENV_DOCS: Readonly<Record<string, EnvVariableDoc>> = {
   ARVIS_TOPIC_PREFIX: { description: 'Prefix of every topic name (empty: `arvis.decisions`, …).' },
   RELAY_ENABLED: { description: 'Runs the outbox relay inside this app; the relay app (`apps/relay`) always relays.', adr: relay },
   RELAY_BATCH_SIZE: { description: 'Outbox rows read per relay round.', adr: relay },
+  RELAY_LEASE_MS: { description: 'Longest a relay may hold the publishing lock idle in its transaction (waiting on the broker, or paused): past it PostgreSQL ends its session, the lock passes to another relay, and the batch is published again (at least once, readers deduplicate).', adr: ['0004', '0068'] },
   RELAY_POLL_MS: { description: 'How often the relay looks for rows when no NOTIFY woke it.', adr: relay },
   RELAY_RETENTION_MS: { description: 'Published outbox rows kept this long, then deleted in batches of RELAY_PRUNE_BATCH.', adr: ['0004', '0041'] },
   RELAY_PRUNE_BATCH: { description: 'Published outbox rows deleted per prune statement.', adr: ['0004', '0041'] },

@@ -9,6 +9,8 @@ const ForDecisions = { decisionIdPrefix: z.string().min(1) };
 export const FaultsSchema = z.strictObject({
   /** The relay kills itself (SIGKILL) after the broker acknowledged a batch, before marking it. */
   relayCrashAfterPublish: z.boolean().optional(),
+  /** The relay pauses itself (SIGSTOP) once, after the broker acknowledged a batch, before deleting its rows. */
+  relayPauseAfterPublish: z.boolean().optional(),
   /** The intent sink returns a receipt altered in one field, for decisions with this prefix. */
   receiptTamper: z
     .array(

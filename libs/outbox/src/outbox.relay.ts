@@ -87,7 +87,14 @@ export class OutboxRelay {
     private readonly tracing: Tracing = Tracing.disabled(),
     private readonly hooks: RelayHooks = NO_RELAY_HOOKS,
   ) {
-    this.pool = handlePoolErrors(new Pool({ connectionString: databaseUrl, max: 1 }), 'relay', (m) => this.log.warn(m));
+    // The lease: a relay paused or hung while it holds the lock (idle in its transaction) loses
+    // its session, and with it the lock, after leaseMs; another relay then publishes the batch
+    // again (ADR 0067). Set per connection, so it costs no statement.
+    this.pool = handlePoolErrors(
+      new Pool({ connectionString: databaseUrl, max: 1, idle_in_transaction_session_timeout: settings.leaseMs }),
+      'relay',
+      (m) => this.log.warn(m),
+    );
   }
 
   async start(): Promise<void> {

@@ -15,7 +15,7 @@ bash scripts/build-example-tools.sh
 step "lint (max-lines-per-function 60)"
 npm run --silent lint
 ensure_postgres
-ensure_debian_packages kcat:kcat chromium:chromium openssl:openssl promtool:prometheus
+ensure_debian_packages kcat:kcat chromium:chromium openssl:openssl promtool:prometheus kubectl:kubectl
 start_kafka
 step "running the tests"
 mkdir -p .data

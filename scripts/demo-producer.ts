@@ -31,7 +31,9 @@ async function main(): Promise<void> {
   const print = (e: JournalEntry) => {
     if (!e.runId.startsWith(runId)) return;
     const what = e.success ? `ok ${JSON.stringify(e.output)}` : `${e.reasonCode}: ${e.error?.message ?? ''}`;
-    console.log(`[journal #${e.journalSeq}] ${e.kind.padEnd(21)} ${label(e).padEnd(13)} ${e.tool.padEnd(13)} ${e.effectBoundary.padEnd(18)} ${what}`);
+    // A seq names an entry only within its chain (ADR 0062); main's entries keep the short form.
+    const place = e.chain === 'main' ? `#${e.journalSeq}` : `${e.chain}#${e.journalSeq}`;
+    console.log(`[journal ${place}] ${e.kind.padEnd(21)} ${label(e).padEnd(13)} ${e.tool.padEnd(13)} ${e.effectBoundary.padEnd(18)} ${what}`);
   };
   const watcher = new JournalWatcher(brokers, topics, print);
   await watcher.start();

@@ -2,6 +2,9 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { localKeyEnv, localKeys } from '../scripts/local-keys';
+import { OPERATOR_RUN_ID } from '@arvis/contracts';
+import { chainOfShard, shardOf } from '@arvis/journal';
+import { adminApi } from './support/admin-api';
 import { Harness } from './support/harness';
 import { DATA, ROOT } from './support/services';
 import { Stack } from './support/stack';
@@ -19,6 +22,7 @@ describe('decisions over four journal chains', () => {
   let stack: Stack;
   let h: Harness;
   let ids: string[];
+  let api: ReturnType<typeof adminApi>;
 
   const cli = async (args: string[], withDatabase: boolean) => {
     const { DATABASE_URL, KAFKA_BROKERS, ARVIS_TOPIC_PREFIX } = stack.env.appEnv;
@@ -37,7 +41,7 @@ describe('decisions over four journal chains', () => {
     if (!existsSync(CLI)) throw new Error(`${CLI} missing: run \`npm run build\` first`);
     stack = await Stack.create('fourchains', { journalShards: 4 });
     const env = { JOURNAL_CHECKPOINT_SIGNING_KEY_ID: keys.JOURNAL_CHECKPOINT_SIGNING_KEY_ID, JOURNAL_CHECKPOINT_SIGNING_KEY: keys.JOURNAL_CHECKPOINT_SIGNING_KEY, JOURNAL_CHECKPOINT_EVERY_MS: '1000' };
-    await stack.start('authorizer', 'authorizer', { env });
+    api = adminApi(await stack.start('authorizer', 'authorizer', { env }));
     await stack.start('dispatcher', 'dispatcher', { env });
     h = await new Harness(stack.env).start();
     const decisions = (await Promise.all(Array.from({ length: RUNS }, (_, r) => h.decisions(`chains-run-${r}`, PER_RUN)))).flat();
@@ -77,6 +81,17 @@ describe('decisions over four journal chains', () => {
     // Seqs repeat across chains: keyed by seq alone, entries of different chains would collide.
     const seqs = [...h.journal.entries.values()].map((e) => e.journalSeq);
     expect(new Set(seqs).size).toBeLessThan(seqs.length);
+  });
+
+  it('names the chain of an operator act\'s entry in the admin answer, beside its seq', async () => {
+    // acme's operator run hashes to shard 3 of 4: a seq alone would name four entries.
+    const chain = chainOfShard(shardOf('acme', OPERATOR_RUN_ID, 4));
+    expect(chain).toBe('shard-3');
+    const olga = await h.token({ principal: 'olga', tenant: 'acme', roles: ['admin'] });
+    const granted = await api('POST', '/admin/consents/grant', olga, { tenant: 'acme', principal: 'zed', consentKey: 'chains', note: 'four chains' });
+    expect(granted).toMatchObject({ status: 200, body: { journalChain: chain, journalSeq: expect.any(String) } });
+    const [row] = await h.query<{ kind: string; run_id: string }>('SELECT kind, run_id FROM journal WHERE chain = $1 AND journal_seq = $2', [chain, granted.body.journalSeq]);
+    expect(row).toEqual({ kind: 'operator_action', run_id: OPERATOR_RUN_ID });
   });
 
   it('signs each chain\'s head, and verify, verify --from-topic, --against-topic and replay pass', async () => {

@@ -34,7 +34,7 @@ describe('consent and egress set by an operator', () => {
     expect(await api('POST', '/admin/consents/grant', await h.token({ principal: 'erin', tenant: 'globex', roles: ['admin'] }), consent)).toMatchObject({ status: 403, body: { error: 'other_tenant' } });
     expect(await api('POST', '/admin/consents/grant', olga, { ...consent, extra: 1 })).toMatchObject({ status: 400, body: { error: 'bad_request' } });
 
-    expect(await api('POST', '/admin/consents/grant', olga, { ...consent, note: 'signed form 12' })).toMatchObject({ status: 200, body: { journalSeq: expect.any(String) } });
+    expect(await api('POST', '/admin/consents/grant', olga, { ...consent, note: 'signed form 12' })).toMatchObject({ status: 200, body: { journalSeq: expect.any(String), journalChain: 'main' } });
     expect(await api('POST', '/admin/consents/grant', olga, consent)).toMatchObject({ status: 409, body: { error: 'already_granted' } });
     expect(await api('POST', '/admin/egress-policies', olga, egress)).toMatchObject({ status: 200 });
     expect(await api('POST', '/admin/egress-policies', olga, egress)).toMatchObject({ status: 409, body: { error: 'unchanged' } });

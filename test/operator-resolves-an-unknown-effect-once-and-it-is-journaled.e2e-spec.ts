@@ -48,7 +48,7 @@ describe('an operator resolving an unknown effect', () => {
     expect([a.status, b.status].sort()).toEqual([200, 409]);
     const winner = a.status === 200 ? a : b;
     const boundary = winner === a ? 'effect_completed' : 'effect_not_started';
-    expect(winner.body).toEqual({ decisionId: d.decisionId, effectBoundary: boundary, journalSeq: expect.any(String) });
+    expect(winner.body).toEqual({ decisionId: d.decisionId, effectBoundary: boundary, journalSeq: expect.any(String), journalChain: 'main' });
     expect((winner === a ? b : a).body).toMatchObject({ error: 'already_resolved' });
     expect(await api('POST', path, olga, found)).toMatchObject({ status: 409, body: { error: 'already_resolved' } });
 

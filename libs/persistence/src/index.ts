@@ -20,3 +20,4 @@ export {
   type Privilege,
   type RolesReport,
 } from './migrations/database-roles';
+export { DISTRIBUTION, distributedTables, type Colocation, type Placement } from './distribution';

@@ -4,10 +4,12 @@ import { appendJournal, operatorActionEntry } from '@arvis/journal';
 import type { Tx } from '@arvis/persistence';
 import type { Operator } from './admin-http';
 
-/** What an act's journal entry was: its pseudo-decision id and its place in the chain. */
+/** What an act's journal entry was: its pseudo-decision id and its place, (chain, seq) (ADR 0062). */
 export interface JournaledAct {
   actId: string;
   journalSeq: string;
+  /** The entry's chain: a seq names an entry only with it. Not `chain`, which reconcile uses for the chain it restored. */
+  journalChain: string;
 }
 
 /**
@@ -18,5 +20,5 @@ export async function journalOperatorAct(tx: Tx, journalTopic: string, operator:
   // Canonical JSON has no undefined: an act without a note has no note key.
   const act = { name: action.name, target: action.target, ...(action.note !== undefined && action.note !== '' ? { note: action.note } : {}) };
   const [entry] = await appendJournal(tx, [operatorActionEntry(randomUUID(), operator, act)], journalTopic);
-  return { actId: entry.decisionId, journalSeq: entry.journalSeq };
+  return { actId: entry.decisionId, journalSeq: entry.journalSeq, journalChain: entry.chain };
 }

@@ -22,6 +22,8 @@ export interface Resolved {
   decisionId: string;
   effectBoundary: 'effect_completed' | 'effect_not_started';
   journalSeq: string;
+  /** The resolution entry's chain, the decision's run's (ADR 0062). */
+  journalChain: string;
 }
 
 /**
@@ -55,9 +57,9 @@ export class ResolveUnknownEffectService {
         [effectResolvedEntry(resolved, outcome, { issuer: operator.issuer, subject: operator.subject }, body.note)],
         this.config.topics.journal,
       );
-      return entry.journalSeq;
+      return { journalSeq: entry.journalSeq, journalChain: entry.chain };
     });
-    if (done !== null) return { ok: true, body: { decisionId, effectBoundary: outcome, journalSeq: done } };
+    if (done !== null) return { ok: true, body: { decisionId, effectBoundary: outcome, ...done } };
     return { ok: false, ...(await this.whyNot(operator, decisionId)) };
   }
 

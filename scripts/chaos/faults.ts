@@ -3,6 +3,7 @@ import type { Broker, Postgres } from './infra';
 import type { DecisionLoad } from './load';
 import type { IntentTap } from './intent-tap';
 import type { Measure } from './measure';
+import type { ChaosOperator } from './operator';
 import type { Supervisor } from './processes';
 import type { ScheduledFault } from './schedule';
 
@@ -13,6 +14,7 @@ export interface FaultContext {
   load: DecisionLoad;
   tap: IntentTap;
   measure: Measure;
+  operator: ChaosOperator;
   database: string;
   /** Seeded: which messages a duplicate fault picks. */
   rng: () => number;
@@ -23,6 +25,8 @@ export interface FaultRecord extends ScheduledFault {
   startedAtMs: number;
   endedAtMs: number;
   detail: string;
+  /** For pause-*: the process stopped and resumed (a dispatcher's id is host-pid). */
+  pid?: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -33,15 +37,16 @@ const TARGET: Partial<Record<ScheduledFault['kind'], string>> = { 'kill-authoriz
 export async function runFault(f: ScheduledFault, ctx: FaultContext): Promise<FaultRecord> {
   const startedAtMs = ctx.clock();
   let detail: string;
+  const done: { pid?: number } = {};
   try {
-    detail = await act(f, ctx);
+    detail = await act(f, ctx, done);
   } catch (e) {
     detail = `failed: ${(e as Error).message.split('\n')[0]}`;
   }
-  return { ...f, startedAtMs, endedAtMs: ctx.clock(), detail };
+  return { ...f, startedAtMs, endedAtMs: ctx.clock(), detail, ...done };
 }
 
-async function act(f: ScheduledFault, ctx: FaultContext): Promise<string> {
+async function act(f: ScheduledFault, ctx: FaultContext, done: { pid?: number }): Promise<string> {
   switch (f.kind) {
     case 'kill-authorizer':
     case 'kill-relay':
@@ -56,6 +61,23 @@ async function act(f: ScheduledFault, ctx: FaultContext): Promise<string> {
       const killed = await ctx.supervisor.killAndRestart(name, f.pauseMs, f.kind === 'kill-dispatcher' ? afterKill : undefined);
       return killed ? `kill -9 ${name}${inFlight}, restarted` : `${name} was not running; nothing killed`;
     }
+    case 'pause-dispatcher':
+    case 'pause-app': {
+      const name = f.target!;
+      let inFlight = '';
+      const afterStop = async (pid: number) => {
+        if (f.kind !== 'pause-dispatcher') return;
+        const r = await ctx.measure.inFlight(`${hostname()}-${pid}`);
+        inFlight = `, ${r.started} effect(s) in flight (${r.marked} body started, ${r.started - r.marked} not)`;
+      };
+      const paused = await ctx.supervisor.pauseAndResume(name, f.pauseMs, afterStop);
+      if (!paused) return `${name} was not running; nothing paused`;
+      done.pid = paused.pid;
+      return `SIGSTOP ${name} pid ${paused.pid}${inFlight}, ${paused.resumed ? 'SIGCONT' : 'gone before its SIGCONT'} after ${(f.pauseMs / 1000).toFixed(1)} s`;
+    }
+    case 'operator-on-duty':
+      ctx.operator.start(f.everyMs ?? 2000);
+      return `operator on duty, a look every ${((f.everyMs ?? 2000) / 1000).toFixed(1)} s until the end of the run`;
     case 'restart-broker':
       await ctx.broker.stop();
       await sleep(f.pauseMs);

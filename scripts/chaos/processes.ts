@@ -143,6 +143,26 @@ export class Supervisor {
     return true;
   }
 
+  /**
+   * SIGSTOP, then `afterStop` (what it had in flight as it froze), then after the pause SIGCONT to
+   * the same process: it is not restarted, and comes back with whatever it was doing, its timers
+   * overdue (ADR 0056's paused dispatcher). Returns its pid, or null if it was not running; the
+   * resume is skipped (said in `resumed`) if something else ended it meanwhile.
+   */
+  async pauseAndResume(name: string, pauseMs: number, afterStop?: (pid: number) => Promise<void>): Promise<{ pid: number; resumed: boolean } | null> {
+    const child = this.children.get(name);
+    if (!alive(child)) return null;
+    child.kill('SIGSTOP');
+    try {
+      await afterStop?.(child.pid ?? -1).catch(() => undefined);
+      await sleep(pauseMs);
+    } finally {
+      // Even if the suite is stopping: a stopped process would not see its SIGTERM.
+      if (alive(child)) child.kill('SIGCONT');
+    }
+    return { pid: child.pid ?? -1, resumed: alive(child) };
+  }
+
   /** SIGTERM to every app (SIGKILL after 15 s); these exits are the suite's own. */
   async stopAll(): Promise<void> {
     this.stopping = true;

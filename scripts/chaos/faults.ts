@@ -65,15 +65,20 @@ async function act(f: ScheduledFault, ctx: FaultContext, done: { pid?: number })
     case 'pause-app': {
       const name = f.target!;
       let inFlight = '';
-      const afterStop = async (pid: number) => {
-        if (f.kind !== 'pause-dispatcher') return;
+      // A dispatcher is stopped at a moment with a body in flight that began and has not acted
+      // yet, if one comes within 4 s (failing that, wherever it is then): the case recovery
+      // cannot close as not started, the operator must not call "not happened" too early, and
+      // the resumed body acts late.
+      const choose = async (pid: number) => {
         const r = await ctx.measure.inFlight(`${hostname()}-${pid}`);
-        inFlight = `, ${r.started} effect(s) in flight (${r.marked} body started, ${r.started - r.marked} not)`;
+        inFlight = `, ${r.started} effect(s) in flight (${r.marked} body started, ${r.markedNotActed} of them not acted yet)`;
+        return r.markedNotActed > 0;
       };
-      const paused = await ctx.supervisor.pauseAndResume(name, f.pauseMs, afterStop);
+      const paused = await ctx.supervisor.pauseAndResume(name, f.pauseMs, f.kind === 'pause-dispatcher' ? choose : undefined, 4000);
       if (!paused) return `${name} was not running; nothing paused`;
       done.pid = paused.pid;
-      return `SIGSTOP ${name} pid ${paused.pid}${inFlight}, ${paused.resumed ? 'SIGCONT' : 'gone before its SIGCONT'} after ${(f.pauseMs / 1000).toFixed(1)} s`;
+      const tries = paused.tries > 1 ? ` (stopped ${paused.tries} times to catch a body in flight)` : '';
+      return `SIGSTOP ${name} pid ${paused.pid}${inFlight}${tries}, ${paused.resumed ? 'SIGCONT' : 'gone before its SIGCONT'} after ${(f.pauseMs / 1000).toFixed(1)} s`;
     }
     case 'operator-on-duty':
       ctx.operator.start(f.everyMs ?? 2000);

@@ -169,15 +169,16 @@ export class Measure {
     return { late: r.late, actedWithoutLateResult: r.lost };
   }
 
-  /** Effects a dispatcher process had started and not finished: its bodies in flight. */
-  async inFlight(dispatcherId: string): Promise<{ started: number; marked: number }> {
-    const [r] = await this.q<{ started: number; marked: number }>(
-      `SELECT count(*)::int AS started,
-              count(*) FILTER (WHERE EXISTS (SELECT 1 FROM tool_body_starts m WHERE m.capability_id = e.capability_id AND NOT m.recovery_fence))::int AS marked
-       FROM effects e WHERE e.dispatcher_id = $1 AND e.state = 'effect_started'`,
+  /** Effects a dispatcher process had started and not finished: its bodies in flight (begun: marker; acted: the tool's row). */
+  async inFlight(dispatcherId: string): Promise<{ started: number; marked: number; markedNotActed: number }> {
+    const [r] = await this.q<{ started: number; marked: number; not_acted: number }>(
+      `SELECT count(*)::int AS started, count(*) FILTER (WHERE m)::int AS marked, count(*) FILTER (WHERE m AND NOT a)::int AS not_acted
+       FROM (SELECT EXISTS (SELECT 1 FROM tool_body_starts b WHERE b.capability_id = e.capability_id AND NOT b.recovery_fence) AS m,
+                    EXISTS (SELECT 1 FROM (${TOOL_EFFECTS}) t WHERE t.capability_id = e.capability_id) AS a
+             FROM effects e WHERE e.dispatcher_id = $1 AND e.state = 'effect_started') x`,
       [dispatcherId],
     );
-    return r;
+    return { started: r.started, marked: r.marked, markedNotActed: r.not_acted };
   }
 
   async auditIncompleteRuns(): Promise<string[]> {

@@ -144,23 +144,39 @@ export class Supervisor {
   }
 
   /**
-   * SIGSTOP, then `afterStop` (what it had in flight as it froze), then after the pause SIGCONT to
-   * the same process: it is not restarted, and comes back with whatever it was doing, its timers
-   * overdue (ADR 0056's paused dispatcher). Returns its pid, or null if it was not running; the
-   * resume is skipped (said in `resumed`) if something else ended it meanwhile.
+   * SIGSTOP, then after the pause SIGCONT to the same process: it is not restarted, and comes back
+   * with whatever it was doing, its timers overdue (ADR 0056's paused dispatcher). `choose`, asked
+   * while it is stopped, may turn a moment down (it is resumed at once and stopped again 30 ms
+   * later, for at most `tryForMs`), so that the pause catches what the caller wants in flight.
+   * Returns its pid and how many stops it took, or null if it was not running; the resume is
+   * skipped (said in `resumed`) if something else ended it meanwhile.
    */
-  async pauseAndResume(name: string, pauseMs: number, afterStop?: (pid: number) => Promise<void>): Promise<{ pid: number; resumed: boolean } | null> {
+  async pauseAndResume(
+    name: string,
+    pauseMs: number,
+    choose?: (pid: number) => Promise<boolean>,
+    tryForMs = 0,
+  ): Promise<{ pid: number; resumed: boolean; tries: number } | null> {
     const child = this.children.get(name);
     if (!alive(child)) return null;
-    child.kill('SIGSTOP');
+    const pid = child.pid ?? -1;
+    const until = Date.now() + tryForMs;
+    let tries = 0;
     try {
-      await afterStop?.(child.pid ?? -1).catch(() => undefined);
+      for (;;) {
+        child.kill('SIGSTOP');
+        tries++;
+        if (!choose || Date.now() >= until || (await choose(pid).catch(() => false)) || !alive(child)) break;
+        child.kill('SIGCONT');
+        await sleep(30);
+        if (!alive(child)) return { pid, resumed: false, tries };
+      }
       await sleep(pauseMs);
     } finally {
       // Even if the suite is stopping: a stopped process would not see its SIGTERM.
       if (alive(child)) child.kill('SIGCONT');
     }
-    return { pid: child.pid ?? -1, resumed: alive(child) };
+    return { pid, resumed: alive(child), tries };
   }
 
   /** SIGTERM to every app (SIGKILL after 15 s); these exits are the suite's own. */

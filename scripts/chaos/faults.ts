@@ -33,6 +33,23 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const TARGET: Partial<Record<ScheduledFault['kind'], string>> = { 'kill-authorizer': 'authorizer', 'kill-relay': 'relay' };
 
+/** How long a dispatcher's kill or pause may wait for a moment with a body in flight. */
+const CATCH_MS = 4000;
+
+/**
+ * A dispatcher is killed or paused at a moment with a body in flight that wrote its marker and
+ * has not acted yet, if one comes within CATCH_MS (failing that, wherever it is then): the case
+ * recovery cannot close as not started, that its tool cannot tell, and that the operator must not
+ * call "not happened" while the body may still run (ADR 0056).
+ */
+function bodyBegunNotActed(ctx: FaultContext, seen?: (r: { started: number; marked: number; markedNotActed: number }) => void) {
+  return async (pid: number): Promise<boolean> => {
+    const r = await ctx.measure.inFlight(`${hostname()}-${pid}`);
+    seen?.(r);
+    return r.markedNotActed > 0;
+  };
+}
+
 /** Does one fault, including the restart after its pause; never throws (the detail says why). */
 export async function runFault(f: ScheduledFault, ctx: FaultContext): Promise<FaultRecord> {
   const startedAtMs = ctx.clock();
@@ -58,23 +75,17 @@ async function act(f: ScheduledFault, ctx: FaultContext, done: { pid?: number })
         const r = await ctx.measure.inFlight(`${hostname()}-${pid}`);
         inFlight = `, ${r.started} effect(s) in flight (${r.marked} body started, ${r.started - r.marked} not)`;
       };
-      const killed = await ctx.supervisor.killAndRestart(name, f.pauseMs, f.kind === 'kill-dispatcher' ? afterKill : undefined);
-      return killed ? `kill -9 ${name}${inFlight}, restarted` : `${name} was not running; nothing killed`;
+      const dispatcher = f.kind === 'kill-dispatcher';
+      const r = await ctx.supervisor.killAndRestart(name, f.pauseMs, dispatcher ? afterKill : undefined, dispatcher ? bodyBegunNotActed(ctx) : undefined, CATCH_MS);
+      const tries = r.tries > 1 ? ` (stopped ${r.tries} times to catch a body in flight)` : '';
+      return r.killed ? `kill -9 ${name}${inFlight}${tries}, restarted` : `${name} was not running; nothing killed`;
     }
     case 'pause-dispatcher':
     case 'pause-app': {
       const name = f.target!;
       let inFlight = '';
-      // A dispatcher is stopped at a moment with a body in flight that began and has not acted
-      // yet, if one comes within 4 s (failing that, wherever it is then): the case recovery
-      // cannot close as not started, the operator must not call "not happened" too early, and
-      // the resumed body acts late.
-      const choose = async (pid: number) => {
-        const r = await ctx.measure.inFlight(`${hostname()}-${pid}`);
-        inFlight = `, ${r.started} effect(s) in flight (${r.marked} body started, ${r.markedNotActed} of them not acted yet)`;
-        return r.markedNotActed > 0;
-      };
-      const paused = await ctx.supervisor.pauseAndResume(name, f.pauseMs, f.kind === 'pause-dispatcher' ? choose : undefined, 4000);
+      const choose = bodyBegunNotActed(ctx, (r) => (inFlight = `, ${r.started} effect(s) in flight (${r.marked} body started, ${r.markedNotActed} of them not acted yet)`));
+      const paused = await ctx.supervisor.pauseAndResume(name, f.pauseMs, f.kind === 'pause-dispatcher' ? choose : undefined, CATCH_MS);
       if (!paused) return `${name} was not running; nothing paused`;
       done.pid = paused.pid;
       const tries = paused.tries > 1 ? ` (stopped ${paused.tries} times to catch a body in flight)` : '';

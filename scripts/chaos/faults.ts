@@ -2,7 +2,8 @@ import { hostname } from 'node:os';
 import type { Broker, Postgres } from './infra';
 import type { DecisionLoad } from './load';
 import type { IntentTap } from './intent-tap';
-import type { Measure } from './measure';
+import type { Pool } from 'pg';
+import type { InFlight, Measure } from './measure';
 import type { ChaosOperator } from './operator';
 import type { Supervisor } from './processes';
 import type { ScheduledFault } from './schedule';
@@ -34,20 +35,34 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const TARGET: Partial<Record<ScheduledFault['kind'], string>> = { 'kill-authorizer': 'authorizer', 'kill-relay': 'relay' };
 
 /** How long a dispatcher's kill or pause may wait for a moment with a body in flight. */
-const CATCH_MS = 4000;
+const CATCH_MS = 6000;
 
 /**
  * A dispatcher is killed or paused at a moment with a body in flight that wrote its marker and
- * has not acted yet, if one comes within CATCH_MS (failing that, wherever it is then): the case
- * recovery cannot close as not started, that its tool cannot tell, and that the operator must not
- * call "not happened" while the body may still run (ADR 0056).
+ * has not acted yet (the case recovery cannot close as not started, that its tool cannot tell,
+ * and that the operator must not call "not happened" while the body may still run, ADR 0056);
+ * after half of CATCH_MS, at any moment with a body in flight (one without a marker is fenced,
+ * one that acted is reconciled); failing both, wherever it is then. At a steady load a body is in
+ * flight a few milliseconds: most moments have none.
  */
-function bodyBegunNotActed(ctx: FaultContext, seen?: (r: { started: number; marked: number; markedNotActed: number }) => void) {
+function bodyBegunNotActed(ctx: FaultContext, probe: Pool, seen?: (r: InFlight) => void) {
+  let first = 0;
   return async (pid: number): Promise<boolean> => {
-    const r = await ctx.measure.inFlight(`${hostname()}-${pid}`);
+    first ||= Date.now();
+    const r = await ctx.measure.inFlight(`${hostname()}-${pid}`, probe);
     seen?.(r);
-    return r.markedNotActed > 0;
+    return r.markedNotActed > 0 || (r.started > 0 && Date.now() - first > CATCH_MS / 2);
   };
+}
+
+/** Runs `f` with a probe connection for bodyBegunNotActed's quick looks, closed after. */
+async function withProbe<T>(ctx: FaultContext, f: (probe: Pool) => Promise<T>): Promise<T> {
+  const probe = ctx.measure.probe();
+  try {
+    return await f(probe);
+  } finally {
+    await probe.end().catch(() => undefined);
+  }
 }
 
 /** Does one fault, including the restart after its pause; never throws (the detail says why). */
@@ -76,7 +91,9 @@ async function act(f: ScheduledFault, ctx: FaultContext, done: { pid?: number })
         inFlight = `, ${r.started} effect(s) in flight (${r.marked} body started, ${r.started - r.marked} not)`;
       };
       const dispatcher = f.kind === 'kill-dispatcher';
-      const r = await ctx.supervisor.killAndRestart(name, f.pauseMs, dispatcher ? afterKill : undefined, dispatcher ? bodyBegunNotActed(ctx) : undefined, CATCH_MS);
+      const r = await withProbe(ctx, (probe) =>
+        ctx.supervisor.killAndRestart(name, f.pauseMs, dispatcher ? afterKill : undefined, dispatcher ? bodyBegunNotActed(ctx, probe) : undefined, CATCH_MS),
+      );
       const tries = r.tries > 1 ? ` (stopped ${r.tries} times to catch a body in flight)` : '';
       return r.killed ? `kill -9 ${name}${inFlight}${tries}, restarted` : `${name} was not running; nothing killed`;
     }
@@ -84,8 +101,10 @@ async function act(f: ScheduledFault, ctx: FaultContext, done: { pid?: number })
     case 'pause-app': {
       const name = f.target!;
       let inFlight = '';
-      const choose = bodyBegunNotActed(ctx, (r) => (inFlight = `, ${r.started} effect(s) in flight (${r.marked} body started, ${r.markedNotActed} of them not acted yet)`));
-      const paused = await ctx.supervisor.pauseAndResume(name, f.pauseMs, f.kind === 'pause-dispatcher' ? choose : undefined, CATCH_MS);
+      const paused = await withProbe(ctx, (probe) => {
+        const choose = bodyBegunNotActed(ctx, probe, (r) => (inFlight = `, ${r.started} effect(s) in flight (${r.marked} body started, ${r.markedNotActed} of them not acted yet)`));
+        return ctx.supervisor.pauseAndResume(name, f.pauseMs, f.kind === 'pause-dispatcher' ? choose : undefined, CATCH_MS);
+      });
       if (!paused) return `${name} was not running; nothing paused`;
       done.pid = paused.pid;
       const tries = paused.tries > 1 ? ` (stopped ${paused.tries} times to catch a body in flight)` : '';

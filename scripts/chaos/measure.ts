@@ -29,6 +29,12 @@ export interface UnknownEffect {
   lateState?: string;
 }
 
+export interface InFlight {
+  started: number;
+  marked: number;
+  markedNotActed: number;
+}
+
 /** The operator's resolutions as the effects table holds them, judged after the run. */
 export interface Resolutions {
   completed: number;
@@ -170,15 +176,22 @@ export class Measure {
   }
 
   /** Effects a dispatcher process had started and not finished: its bodies in flight (begun: marker; acted: the tool's row). */
-  async inFlight(dispatcherId: string): Promise<{ started: number; marked: number; markedNotActed: number }> {
-    const [r] = await this.q<{ started: number; marked: number; not_acted: number }>(
-      `SELECT count(*)::int AS started, count(*) FILTER (WHERE m)::int AS marked, count(*) FILTER (WHERE m AND NOT a)::int AS not_acted
+  async inFlight(dispatcherId: string, pool?: Pool): Promise<InFlight> {
+    const sql = `SELECT count(*)::int AS started, count(*) FILTER (WHERE m)::int AS marked, count(*) FILTER (WHERE m AND NOT a)::int AS not_acted
        FROM (SELECT EXISTS (SELECT 1 FROM tool_body_starts b WHERE b.capability_id = e.capability_id AND NOT b.recovery_fence) AS m,
                     EXISTS (SELECT 1 FROM (${TOOL_EFFECTS}) t WHERE t.capability_id = e.capability_id) AS a
-             FROM effects e WHERE e.dispatcher_id = $1 AND e.state = 'effect_started') x`,
-      [dispatcherId],
-    );
+             FROM effects e WHERE e.dispatcher_id = $1 AND e.state = 'effect_started') x`;
+    const [r] = pool
+      ? (await pool.query<{ started: number; marked: number; not_acted: number }>(sql, [dispatcherId])).rows
+      : await this.q<{ started: number; marked: number; not_acted: number }>(sql, [dispatcherId]);
     return { started: r.started, marked: r.marked, markedNotActed: r.not_acted };
+  }
+
+  /** One connection kept for many quick inFlight looks (a fault trying moment after moment); end() it. */
+  probe(): Pool {
+    const pool = new Pool({ connectionString: this.url, max: 1 });
+    pool.on('error', () => undefined);
+    return pool;
   }
 
   async auditIncompleteRuns(): Promise<string[]> {

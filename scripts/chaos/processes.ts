@@ -181,7 +181,8 @@ export class Supervisor {
 
   /**
    * Stops the process (SIGSTOP) and asks `choose` whether this moment will do (what it has in
-   * flight, while nothing of it moves); if not, resumes it and stops it again 5 ms later, for at
+   * flight, while nothing of it moves); if not, resumes it and stops it again 60 ms later (time
+   * to make progress: resumed for only 5 ms between looks, a dispatcher started no body), for at
    * most `tryForMs`, after which the moment it is stopped at is taken. Leaves it stopped (or
    * gone); returns how many stops it took.
    */
@@ -192,7 +193,7 @@ export class Supervisor {
       child.kill('SIGSTOP');
       if (Date.now() >= until || (await choose(pid).catch(() => false)) || !alive(child)) return tries;
       child.kill('SIGCONT');
-      await sleep(5);
+      await sleep(60);
       if (!alive(child)) return tries;
     }
   }

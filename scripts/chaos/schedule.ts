@@ -67,17 +67,13 @@ export function faultKinds(pgRestart: boolean): FaultKind[] {
 export const PAUSE_MS = { min: 10_000, max: 16_000 } as const;
 
 /**
- * The same seed gives the same schedule (the operator on duty before the dispatcher's pause). Faults land between 10 % and 80 % of the load (so the
+ * The same seed gives the same schedule. Faults land between 10 % and 80 % of the load (so the
  * last ones still see traffic), one per equal slot in a seeded order, at a seeded point of the
  * slot's first 80 %, rounded to 100 ms.
  */
 export function buildSchedule(seed: number, opts: ScheduleOptions): ScheduledFault[] {
   const rng = mulberry32(seed);
   const kinds = shuffled(rng, faultKinds(opts.pgRestart));
-  // The operator goes on duty before the dispatcher's pause, so that it meets the paused bodies'
-  // unknown effects while they may still run (and must be refused "not happened").
-  const [op, pause] = [kinds.indexOf('operator-on-duty'), kinds.indexOf('pause-dispatcher')];
-  if (op > pause) [kinds[op], kinds[pause]] = [kinds[pause], kinds[op]];
   const windowStart = opts.seconds * 1000 * 0.1;
   const slot = (opts.seconds * 1000 * 0.7) / kinds.length;
   return kinds.map((kind, i) => {

@@ -6,6 +6,13 @@ import type { AppSpec } from './processes';
 const BASE_PORT = 3401;
 
 /**
+ * The authorizer's EFFECT_MAX_OVERRUN_MS in the suite: 20 s, not 15 minutes, so that the operator
+ * can resolve a lost body's unknown effect as "not happened" within a run; a pause (PAUSE_MS in
+ * schedule.ts) stays under it, as a real pause must stay under the real bound (ADR 0056).
+ */
+export const EFFECT_MAX_OVERRUN_MS = 20_000;
+
+/**
  * One authorizer, two dispatchers in one consumer group and the relay as its own process; the
  * apps' built-in relays are off (RELAY_ENABLED=false), so the relay process is the only one.
  * Recovery runs often and with a short grace so that a run settles within its bound.
@@ -36,7 +43,7 @@ export function appSpecs(env: ChaosEnv, databaseUrl: string, topicPrefix: string
     // The suite's one approver approves every transfer from one address: at the API's default of
     // 300 requests a minute it fell behind the long form's transfers, which then never settled.
     // It is load, not a person, so its limit is raised; a 429 it still meets is counted and shown.
-    { name: 'authorizer', app: 'authorizer', port: port(0), env: { ...common, KAFKA_GROUP_ID: `${topicPrefix}authorizer`, CONFIRMATION_POLL_MS: '500', RETRY_POLL_MS: '500', API_RATE_LIMIT: '1000000' } },
+    { name: 'authorizer', app: 'authorizer', port: port(0), env: { ...common, KAFKA_GROUP_ID: `${topicPrefix}authorizer`, CONFIRMATION_POLL_MS: '500', RETRY_POLL_MS: '500', API_RATE_LIMIT: '1000000', EFFECT_MAX_OVERRUN_MS: String(EFFECT_MAX_OVERRUN_MS) } },
     { name: 'dispatcher-1', app: 'dispatcher', port: port(1), env: dispatcher },
     { name: 'dispatcher-2', app: 'dispatcher', port: port(2), env: dispatcher },
     { name: 'relay', app: 'relay', port: port(3), env: common },

@@ -32,7 +32,7 @@ async function main(): Promise<number> {
     const parts = await run.setup();
     const faults = await run.loadPhase(parts, schedule);
     const settle = await run.settle(parts);
-    const findings = await collect(parts, run.env);
+    const findings = await collect(parts, run.env, faults);
     const { file, checks } = printAndSave(run, parts, faults, settle, findings);
     const bad = checks.filter((c) => !c.ok);
     console.log(`\n[chaos] ${bad.length ? `${bad.length} violation(s)` : 'no violations'}; results in ${file}`);

@@ -137,19 +137,74 @@ export class Supervisor {
 
   /**
    * kill -9, then `afterKill` (what was in flight, while nothing can change it), then after the
-   * pause the same app again. Returns false if it was not running.
+   * pause the same app again. With `choose`, the kill waits for a moment it accepts (see
+   * stopAtAChosenMoment): the process is killed while stopped there. Returns false if it was not
+   * running, and how many stops it took.
    */
-  async killAndRestart(name: string, pauseMs: number, afterKill?: (pid: number) => Promise<void>): Promise<boolean> {
+  async killAndRestart(
+    name: string,
+    pauseMs: number,
+    afterKill?: (pid: number) => Promise<void>,
+    choose?: (pid: number) => Promise<boolean>,
+    tryForMs = 0,
+  ): Promise<{ killed: boolean; tries: number }> {
     const child = this.children.get(name);
-    if (!alive(child)) return false;
+    if (!alive(child)) return { killed: false, tries: 0 };
     this.caused.add(child);
     const gone = new Promise((r) => child.once('exit', r));
+    const tries = choose ? await this.stopAtAChosenMoment(child, choose, tryForMs) : 0;
     child.kill('SIGKILL');
     await gone;
     await afterKill?.(child.pid ?? -1).catch(() => undefined);
     await sleep(pauseMs);
     if (!this.stopping && !(await this.start(name))) this.say(`${name} did not become ready after its restart`);
-    return true;
+    return { killed: true, tries };
+  }
+
+  /**
+   * SIGSTOP, then after the pause SIGCONT to the same process: it is not restarted, and comes back
+   * with whatever it was doing, its timers overdue (ADR 0056's paused dispatcher). With `choose`,
+   * the pause starts at a moment it accepts (see stopAtAChosenMoment). Returns its pid and how
+   * many stops it took, or null if it was not running; the resume is skipped (said in `resumed`)
+   * if something else ended it meanwhile.
+   */
+  async pauseAndResume(
+    name: string,
+    pauseMs: number,
+    choose?: (pid: number) => Promise<boolean>,
+    tryForMs = 0,
+  ): Promise<{ pid: number; resumed: boolean; tries: number } | null> {
+    const child = this.children.get(name);
+    if (!alive(child)) return null;
+    const pid = child.pid ?? -1;
+    let tries = 0;
+    try {
+      tries = choose ? await this.stopAtAChosenMoment(child, choose, tryForMs) : (child.kill('SIGSTOP'), 1);
+      await sleep(pauseMs);
+    } finally {
+      // Even if the suite is stopping: a stopped process would not see its SIGTERM.
+      if (alive(child)) child.kill('SIGCONT');
+    }
+    return { pid, resumed: alive(child), tries };
+  }
+
+  /**
+   * Stops the process (SIGSTOP) and asks `choose` whether this moment will do (what it has in
+   * flight, while nothing of it moves); if not, resumes it and stops it again 60 ms later (time
+   * to make progress: resumed for only 5 ms between looks, a dispatcher started no body), for at
+   * most `tryForMs`, after which the moment it is stopped at is taken. Leaves it stopped (or
+   * gone); returns how many stops it took.
+   */
+  private async stopAtAChosenMoment(child: ChildProcess, choose: (pid: number) => Promise<boolean>, tryForMs: number): Promise<number> {
+    const pid = child.pid ?? -1;
+    const until = Date.now() + tryForMs;
+    for (let tries = 1; ; tries++) {
+      child.kill('SIGSTOP');
+      if (Date.now() >= until || (await choose(pid).catch(() => false)) || !alive(child)) return tries;
+      child.kill('SIGCONT');
+      await sleep(60);
+      if (!alive(child)) return tries;
+    }
   }
 
   /** SIGTERM to every app (SIGKILL after 15 s); these exits are the suite's own. */

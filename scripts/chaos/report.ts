@@ -3,7 +3,9 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { FaultRecord } from './faults';
 import { ROOT, verifyJournal, type ChaosEnv } from './infra';
-import type { DuplicateKey, UnknownEffect } from './measure';
+import { EFFECT_MAX_OVERRUN_MS } from './apps';
+import type { DuplicateKey, Resolutions, UnknownEffect } from './measure';
+import { tallyActs, type OperatorAct } from './operator';
 import type { ExitRecord } from './processes';
 import type { ChaosRun, Parts, SettleResult } from './run';
 import { formatTable, verdict, violations, type ChaosCounts, type Check } from './verdict';
@@ -17,10 +19,13 @@ export interface Findings {
   bodiesStarted: number;
   finalsByOutcome: Record<string, number>;
   journalVerify: { exitCode: number; output: string };
+  resolutions: Resolutions;
+  /** Dispatcher processes that were paused and resumed (and not killed afterwards): their ids. */
+  pausedDispatchers: string[];
 }
 
 /** Everything the verdict needs, read after quiescence (or after the bound ran out). */
-export async function collect(p: Parts, env: ChaosEnv): Promise<Findings> {
+export async function collect(p: Parts, env: ChaosEnv, faults: FaultRecord[]): Promise<Findings> {
   if (!(await p.broker.isRunning())) p.supervisor.recordExternal('broker', 'not running after the load (the suite had started it again)');
   const sent = [...p.load.sentIds];
   const m = p.measure;
@@ -29,6 +34,10 @@ export async function collect(p: Parts, env: ChaosEnv): Promise<Findings> {
   const perKey = await m.effectsPerKey();
   const unknown = await m.unknownEffects();
   const auditIncomplete = await m.auditIncompleteRuns();
+  const pausedDispatchers = pausedDispatcherIds(faults, p.supervisor.exits);
+  const late = await m.lateResults(pausedDispatchers);
+  const resolutions = await m.resolutions(EFFECT_MAX_OVERRUN_MS);
+  const acts = p.operator.acts;
   const counts: ChaosCounts = {
     sent: sent.length,
     finalEntries: progress.finals,
@@ -42,6 +51,13 @@ export async function collect(p: Parts, env: ChaosEnv): Promise<Findings> {
     auditIncompleteRuns: auditIncomplete.length,
     dlqRecords: await m.dlqRecords(),
     unexpectedExits: p.supervisor.exits.filter((e) => !e.caused).length,
+    notStartedButActed: await m.notStartedButActed(),
+    lateResults: late.late,
+    pausedActedWithoutLateResult: late.actedWithoutLateResult,
+    operatorActs: acts.length,
+    operatorRefusedMayStillRun: acts.filter((a) => a.outcome === 'effect_may_still_run').length,
+    notHappenedWhileMayRun: resolutions.notHappenedWhileMayRun,
+    unresolvedUnknown: await m.unresolvedUnknown(),
   };
   return {
     counts,
@@ -52,17 +68,39 @@ export async function collect(p: Parts, env: ChaosEnv): Promise<Findings> {
     bodiesStarted: exec.bodies,
     finalsByOutcome: await m.finalsByOutcome(sent),
     journalVerify: await verifyJournal(env, p.databaseUrl),
+    resolutions,
+    pausedDispatchers,
   };
 }
 
+/**
+ * The dispatchers a pause-dispatcher fault stopped and resumed, as effect dispatcher ids
+ * (host-pid); one the suite killed -9 after its pause is left out, since its bodies never came
+ * back to record a late result.
+ */
+export function pausedDispatcherIds(faults: readonly FaultRecord[], exits: readonly ExitRecord[]): string[] {
+  const killed = new Set(exits.filter((e) => e.caused && e.signal === 'SIGKILL').map((e) => e.pid));
+  return faults.filter((f) => f.kind === 'pause-dispatcher' && f.pid !== undefined && !killed.has(f.pid)).map((f) => `${hostname()}-${f.pid}`);
+}
+
+/** The operator's acts in one line: how many, of which kinds, and what came of them. */
+export function operatorLine(acts: readonly OperatorAct[], looks: number, r: Resolutions, dlqRecords: number): string {
+  const tally = Object.entries(tallyActs(acts))
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, n]) => `${n}x ${k}`)
+    .join(', ');
+  const deadLetters = dlqRecords ? `${dlqRecords} dead letter(s), not re-driven by the suite` : 'no dead letters to re-drive';
+  return `operator: ${looks} look(s), ${acts.length} act(s)${tally ? ` (${tally})` : ''}; resolved ${r.completed} completed, ${r.notHappened} not happened; ${deadLetters}`;
+}
+
 /** Unknown effects per dispatcher process, named by how that process ended. */
-export function unknownByProcess(unknown: UnknownEffect[], exits: ExitRecord[]): Record<string, { marked: number; unmarked: number; acted: number }> {
+export function unknownByProcess(unknown: UnknownEffect[], exits: ExitRecord[], paused: readonly number[] = []): Record<string, { marked: number; unmarked: number; acted: number }> {
   const host = hostname();
   const out: Record<string, { marked: number; unmarked: number; acted: number }> = {};
   for (const u of unknown) {
     const pid = Number(u.dispatcherId.startsWith(`${host}-`) ? u.dispatcherId.slice(host.length + 1) : NaN);
     const exit = exits.find((e) => e.pid === pid);
-    const how = !exit ? 'still running' : exit.caused && exit.signal === 'SIGKILL' ? 'killed -9 by the suite' : exit.caused ? 'stopped by the suite' : `exited by itself (code ${exit.code}, signal ${exit.signal})`;
+    const how = !exit ? (paused.includes(pid) ? 'paused (SIGSTOP) and resumed by the suite' : 'still running') : exit.caused && exit.signal === 'SIGKILL' ? 'killed -9 by the suite' : exit.caused ? 'stopped by the suite' : `exited by itself (code ${exit.code}, signal ${exit.signal})`;
     const key = `${exit?.name ?? 'dispatcher'} pid ${pid}: ${how}`;
     const row = (out[key] ??= { marked: 0, unmarked: 0, acted: 0 });
     if (u.marked) row.marked++;
@@ -81,15 +119,17 @@ function groupBy<T>(items: T[], key: (t: T) => string): Record<string, T[]> {
 export function printAndSave(run: ChaosRun, p: Parts, faults: FaultRecord[], settle: SettleResult, f: Findings): { file: string; checks: Check[] } {
   const checks = verdict(f.counts);
   const exits = p.supervisor.exits;
-  const byProcess = unknownByProcess(f.unknown, exits);
+  const byProcess = unknownByProcess(f.unknown, exits, faults.filter((r) => r.kind === 'pause-dispatcher' && r.pid !== undefined).map((r) => r.pid!));
   const result = {
     seed: run.opts.seed,
     stamp: run.stamp,
     options: run.opts,
-    schedule: faults.map(({ atMs, kind, target, pauseMs, count }) => ({ atMs, kind, target, pauseMs, count })),
+    schedule: faults.map(({ atMs, kind, target, pauseMs, count, everyMs }) => ({ atMs, kind, target, pauseMs, count, everyMs })),
     faults,
     load: p.load.stats,
     approver: { approved: p.approver.approved, errors: p.approver.errors, rateLimited: p.approver.rateLimited },
+    operator: { looks: p.operator.looks, errors: p.operator.errors, acts: tallyActs(p.operator.acts), resolutions: f.resolutions, log: p.operator.acts.slice(0, 500) },
+    pausedDispatchers: f.pausedDispatchers,
     intentsSeenByTap: p.tap.seen,
     settle,
     counts: f.counts,
@@ -110,7 +150,7 @@ export function printAndSave(run: ChaosRun, p: Parts, faults: FaultRecord[], set
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${run.stamp}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  printSummary(run, faults, settle, f, byProcess, exits, checks, p.approver.rateLimited);
+  printSummary(run, faults, settle, f, byProcess, exits, checks, p.approver.rateLimited, operatorLine(p.operator.acts, p.operator.looks, f.resolutions, f.counts.dlqRecords));
   return { file, checks };
 }
 
@@ -123,12 +163,14 @@ function printSummary(
   exits: ExitRecord[],
   checks: Check[],
   approverRateLimited: number,
+  operator: string,
 ): void {
   const out = (s = '') => console.log(s);
-  out(`\n=== chaos seed ${run.opts.seed}, ${run.opts.seconds} s at ${run.opts.rate}/s, settled: ${settle.quiescent ? 'yes' : 'NO'} after ${(settle.waitedMs / 1000).toFixed(0)} s`);
+  out(`\n=== chaos seed ${run.opts.seed}, ${run.opts.seconds} s at ${run.opts.rate}/s, settled: ${settle.quiescent ? 'yes' : 'NO'} after ${(settle.waitedMs / 1000).toFixed(0)} s${settle.unresolvedUnknown ? ` (${settle.unresolvedUnknown} unknown effect(s) unresolved)` : ''}`);
   for (const r of faults) out(`  planned t+${(r.atMs / 1000).toFixed(1).padStart(5)} s, done t+${(r.startedAtMs / 1000).toFixed(1).padStart(5)} s  ${`${r.kind}${r.target ? ` (${r.target})` : ''}`.padEnd(32)} ${r.detail}`);
   out(`finals by outcome: ${JSON.stringify(f.finalsByOutcome)}`);
   out(approverLine(approverRateLimited));
+  out(operator);
   out(`journal verify (cli, reported, not a check): exit ${f.journalVerify.exitCode}: ${f.journalVerify.output.split('\n').slice(0, 3).join(' | ')}`);
   for (const [k, v] of Object.entries(byProcess)) out(`unknown effects of ${k}: ${v.marked} with marker, ${v.unmarked} without (never started), ${v.acted} acted`);
   for (const [tool, keys] of Object.entries(groupBy(f.duplicateKeys, (d) => d.tool))) {

@@ -2,12 +2,14 @@ import { join } from 'node:path';
 import { topicsFor } from '@arvis/config';
 import type { Topics } from '@arvis/contracts';
 import { DecisionClient, mintIdentityToken } from '@arvis/decision-client';
+import { LOCAL_ADMIN_AUDIENCE } from '../local-keys';
 import { appSpecs, issuer } from './apps';
 import { runSchedule, type FaultRecord } from './faults';
 import { Broker, DATA, databaseNameOf, Postgres, prepareStore, type ChaosEnv } from './infra';
 import { IntentTap } from './intent-tap';
 import { Approver, DecisionLoad } from './load';
 import { Measure, type Progress } from './measure';
+import { ChaosOperator } from './operator';
 import type { ChaosOptions } from './options';
 import { mulberry32 } from './prng';
 import { apiPortOf, Supervisor } from './processes';
@@ -24,6 +26,8 @@ export interface Parts {
   client: DecisionClient;
   tap: IntentTap;
   approver: Approver;
+  /** On duty from its scheduled moment (operator-on-duty) to the end of the settle. */
+  operator: ChaosOperator;
   load: DecisionLoad;
   measure: Measure;
 }
@@ -32,6 +36,8 @@ export interface SettleResult {
   quiescent: boolean;
   waitedMs: number;
   last: Progress | null;
+  /** Unknown effects the operator had not resolved when the settle ended. */
+  unresolvedUnknown: number | null;
 }
 
 /** The moving parts of one run and the phases that use them; the caller owns teardown. */
@@ -68,6 +74,9 @@ export class ChaosRun {
     // The approver API is on the authorizer's API port, not its management port (ADR 0038).
     p.approver = new Approver(apiPortOf(specs[0].port), carol);
     p.approver.start();
+    // The admin API takes an operator's token only with the issuer's admin audience (ADR 0036).
+    const olga = await mintIdentityToken(iss, { principal: 'olga', tenant: 'acme', serviceId: 'chaos-operator', roles: ['admin'], audience: LOCAL_ADMIN_AUDIENCE }, { expiresInS: 4 * 3600 });
+    p.operator = new ChaosOperator(apiPortOf(specs[0].port), olga, p.databaseUrl, () => this.clock() - this.loadStartedAt);
     p.load = new DecisionLoad(p.client, `chaos-${this.opts.seed}-${this.stamp}`, this.opts.seed, this.opts.rate, alice);
     p.measure = new Measure(p.databaseUrl, p.topics);
     return p as Parts;
@@ -101,26 +110,42 @@ export class ChaosRun {
       // PostgreSQL restarting or connections terminated: the next line will tell.
     }
     const exits = p.supervisor.exits.filter((e) => !e.caused).length;
-    this.say(`${phase}: sent ${s.sent}/${s.generated} (errors ${s.sendErrors}), approved ${p.approver.approved}${p.approver.rateLimited ? ` (429 ${p.approver.rateLimited})` : ''}, ${db}, unexpected exits ${exits}`);
+    const acts = p.operator.acts.length;
+    this.say(`${phase}: sent ${s.sent}/${s.generated} (errors ${s.sendErrors}), approved ${p.approver.approved}${p.approver.rateLimited ? ` (429 ${p.approver.rateLimited})` : ''}, ${db}${acts ? `, operator acts ${acts}` : ''}, unexpected exits ${exits}`);
     return pr;
   }
 
-  /** Waits until every decision has its final entry and nothing is in flight, within the bound. */
+  /**
+   * Waits until every decision has its final entry, nothing is in flight and the operator (when
+   * on duty) has resolved every unknown effect, within the bound; the operator is then stopped.
+   */
   async settle(p: Parts): Promise<SettleResult> {
     const start = Date.now();
     const bound = this.opts.settleSeconds * 1000;
     let last: Progress | null = null;
+    let unresolved: number | null = null;
+    let lastSeen = '';
     let lastChange = Date.now();
-    while (Date.now() - start < bound) {
-      await sleep(2000);
-      const pr = await this.progressLine(p, 'settle');
-      if (pr && JSON.stringify(pr) !== JSON.stringify(last)) lastChange = Date.now();
-      last = pr ?? last;
-      if (pr && pr.finals === p.load.stats.sent && pr.started === 0 && pr.unpublished === 0) return { quiescent: true, waitedMs: Date.now() - start, last };
-      // Nothing moved for 45 s: recovery (1 s), redelivery (15 s) and retries would have.
-      if (Date.now() - lastChange > 45_000) break;
+    try {
+      while (Date.now() - start < bound) {
+        await sleep(2000);
+        const pr = await this.progressLine(p, 'settle');
+        unresolved = p.operator.onDuty ? await p.measure.unresolvedUnknown().catch(() => unresolved) : 0;
+        const seen = JSON.stringify([pr, unresolved]);
+        if (pr && seen !== lastSeen) lastChange = Date.now();
+        lastSeen = seen;
+        last = pr ?? last;
+        if (pr && pr.finals === p.load.stats.sent && pr.started === 0 && pr.unpublished === 0 && unresolved === 0) {
+          return { quiescent: true, waitedMs: Date.now() - start, last, unresolvedUnknown: unresolved };
+        }
+        // Nothing moved for 45 s: recovery (1 s), redelivery (15 s), retries and the operator
+        // (whose "not happened" waits at most EFFECT_MAX_OVERRUN_MS, 20 s) would have.
+        if (Date.now() - lastChange > 45_000) break;
+      }
+      return { quiescent: false, waitedMs: Date.now() - start, last, unresolvedUnknown: unresolved };
+    } finally {
+      await p.operator.stop();
     }
-    return { quiescent: false, waitedMs: Date.now() - start, last };
   }
 
   private tornDown?: Promise<void>;
@@ -141,6 +166,7 @@ export class ChaosRun {
     };
     p.load?.stop();
     await quietly('approver', p.approver && (() => p.approver!.stop()));
+    await quietly('operator', p.operator && (() => p.operator!.stop()));
     await quietly('intent tap', p.tap && (() => p.tap!.stop()));
     await quietly('client', p.client && (() => p.client!.close()));
     await quietly('apps', p.supervisor && (() => p.supervisor!.stopAll()));

@@ -13,6 +13,13 @@ const clean: ChaosCounts = {
   auditIncompleteRuns: 0,
   dlqRecords: 0,
   unexpectedExits: 0,
+  notStartedButActed: 0,
+  lateResults: 3,
+  pausedActedWithoutLateResult: 0,
+  operatorActs: 12,
+  operatorRefusedMayStillRun: 8,
+  notHappenedWhileMayRun: 0,
+  unresolvedUnknown: 0,
 };
 
 describe('chaos verdict', () => {
@@ -31,8 +38,18 @@ describe('chaos verdict', () => {
     [{ dlqRecords: 1 }, 'DLQ records'],
     [{ unexpectedExits: 1 }, 'unexpected process exits'],
     [{ sent: 0, finalEntries: 0 }, 'decisions sent'],
+    [{ notStartedButActed: 1 }, 'not-started effects that acted'],
+    [{ pausedActedWithoutLateResult: 1 }, 'paused bodies acted, no late result'],
+    [{ notHappenedWhileMayRun: 1 }, 'not happened while it may run'],
+    [{ unresolvedUnknown: 2 }, 'unknown effects left unresolved'],
   ])('flags %j as a violation of "%s"', (over, name) => {
     expect(violations(verdict({ ...clean, ...over })).map((k) => k.name)).toEqual([name]);
+  });
+
+  it("counts the operator's acts, its refusals and the paused bodies' late results without judging them", () => {
+    const rows = verdict({ ...clean, operatorActs: 0, operatorRefusedMayStillRun: 0, lateResults: 0 });
+    expect(violations(rows)).toEqual([]);
+    expect(rows.filter((k) => ['operator acts', 'operator refused: may still run', 'late results (paused dispatchers)'].includes(k.name)).map((k) => k.expected)).toEqual(['any', 'any', 'any']);
   });
 
   it('reports unknown effects that had a marker as a count, not a violation', () => {

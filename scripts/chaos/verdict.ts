@@ -19,6 +19,20 @@ export interface ChaosCounts {
   dlqRecords: number;
   /** Child exits the suite did not cause (kill -9 and the final stop are its own). */
   unexpectedExits: number;
+  /** Effects closed effect_not_started (recovery's fence, a claim never started, an operator) whose body acted all the same. */
+  notStartedButActed: number;
+  /** Effects of paused (SIGSTOP, then SIGCONT) dispatchers with a late result recorded (ADR 0056). */
+  lateResults: number;
+  /** Their effects closed unknown whose body acted and whose late result was not recorded. */
+  pausedActedWithoutLateResult: number;
+  /** Requests the operator made through the admin API (resolutions, releases), refusals included. */
+  operatorActs: number;
+  /** Operator "not happened" refused with effect_may_still_run: the guard doing its work. */
+  operatorRefusedMayStillRun: number;
+  /** Operator "not happened" that the effects table shows taken while the body may still have run. */
+  notHappenedWhileMayRun: number;
+  /** Unknown effects the operator had not resolved after the settle. */
+  unresolvedUnknown: number;
 }
 
 export interface Check {
@@ -44,6 +58,13 @@ export function verdict(c: ChaosCounts): Check[] {
     atMost('audit-incomplete runs', c.auditIncompleteRuns, 0),
     atMost('DLQ records', c.dlqRecords, 0),
     atMost('unexpected process exits', c.unexpectedExits, 0),
+    atMost('not-started effects that acted', c.notStartedButActed, 0),
+    { name: 'late results (paused dispatchers)', value: c.lateResults, expected: 'any', ok: true },
+    atMost('paused bodies acted, no late result', c.pausedActedWithoutLateResult, 0),
+    { name: 'operator acts', value: c.operatorActs, expected: 'any', ok: true },
+    { name: 'operator refused: may still run', value: c.operatorRefusedMayStillRun, expected: 'any', ok: true },
+    atMost('not happened while it may run', c.notHappenedWhileMayRun, 0),
+    atMost('unknown effects left unresolved', c.unresolvedUnknown, 0),
   ];
 }
 

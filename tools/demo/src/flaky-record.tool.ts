@@ -38,10 +38,14 @@ export const flakyRecord = defineTool({
     const effect = await effectOf(db, idempotencyKey);
     return { effectId: effect.rows[0].id, calls };
   },
-  /** Its effect is the one row per idempotency key; the call counter is not an effect. */
+  /**
+   * Its effect is the one row per idempotency key; the call counter is not an effect. No row is
+   * not "none": recovery asks only about bodies that began, and a paused one may still write it
+   * (ADR 0056; the chaos suite saw two such bodies act after a "none").
+   */
   async reconcile({ idempotencyKey, db }) {
     const effect = await effectOf(db, idempotencyKey);
-    if (!effect.rows[0]) return { found: 'none' };
+    if (!effect.rows[0]) return { found: 'cannot_tell' };
     const calls = await db.query<{ attempts: number }>('SELECT attempts FROM flaky_attempts WHERE idempotency_key = $1', [idempotencyKey]);
     return { found: 'completed', output: { effectId: effect.rows[0].id, calls: calls.rows[0]?.attempts ?? 1 } };
   },

@@ -35,9 +35,12 @@ export const ledgerTransfer = defineTool({
     const prior = await db.query<{ id: string }>('SELECT id::text FROM ledger_transfers WHERE idempotency_key = $1', [idempotencyKey]);
     return { transferId: prior.rows[0].id, deduplicated: true };
   },
-  /** The transfer row is written in one statement keyed by the idempotency key: it is there or it is not. */
+  /**
+   * The transfer row is written in one statement keyed by the idempotency key: it is there or it
+   * is not yet. Not yet is not "none": a body that began may be paused and still book it (ADR 0056).
+   */
   async reconcile({ idempotencyKey, db }) {
     const { rows } = await db.query<{ id: string }>('SELECT id::text FROM ledger_transfers WHERE idempotency_key = $1', [idempotencyKey]);
-    return rows[0] ? { found: 'completed', output: { transferId: rows[0].id, deduplicated: false } } : { found: 'none' };
+    return rows[0] ? { found: 'completed', output: { transferId: rows[0].id, deduplicated: false } } : { found: 'cannot_tell' };
   },
 });

@@ -11,6 +11,7 @@ import { settleSlice, SettleStopped, type IsolatedMessage } from './settle-slice
 import { SliceSizer } from './slice-sizer';
 import { TurnKeeper } from './turn-keeper';
 import { isTransientFault } from './transient-fault';
+import { afterConsumerCrash } from './after-consumer-crash';
 
 /** What an @EventPattern handler receives: a slice of one partition's batch, in offset order. */
 export interface KafkaBatch {
@@ -128,14 +129,44 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     await this.connectUntilReachable();
     this.consumer.on(this.consumer.events.CRASH, (event) => {
       const { error, restart } = event.payload as { error: Error; restart: boolean };
-      if (!restart && !this.closing) this.options.onFatal(error);
+      const next = afterConsumerCrash(error, restart, this.closing);
+      if (next === 'fatal') this.options.onFatal(error);
+      if (next === 'rejoin') void this.rejoin(error);
     });
-    await this.consumer.run({
+    await this.run();
+  }
+
+  private run(): Promise<void> {
+    return this.consumer!.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: settings.partitionsConsumedConcurrently,
+      partitionsConsumedConcurrently: this.options.kafka.partitionsConsumedConcurrently,
       eachBatch: (payload) => this.eachBatch(payload),
     });
+  }
+
+  /**
+   * After a crash kafkajs does not restart from (it has already disconnected the consumer): connect
+   * and run again, with backoff, for as long as the broker is not ready; its subscriptions stay.
+   */
+  private async rejoin(cause: Error): Promise<void> {
+    for (let attempt = 1; !this.closing; attempt++) {
+      this.log.warn({ msg: 'consumer stopped by a broker fault, rejoining the group', attempt, error: cause.message });
+      await sleep(Math.min(5000, 500 * attempt));
+      if (this.closing) return;
+      try {
+        await this.consumer!.connect();
+        await this.run();
+        return;
+      } catch (e) {
+        cause = e as Error;
+        if (afterConsumerCrash(e, false, this.closing) === 'fatal') {
+          this.options.onFatal(cause);
+          return;
+        }
+        await this.consumer!.disconnect().catch(() => undefined);
+      }
+    }
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { ConfirmationNotReservable, ConfirmationStore, type ParkRequest } from '@arvis/lifecycle';
-import type { PrismaService, Tx } from '@arvis/persistence';
+import type { Database, Tx } from '@arvis/persistence';
 import { createEnvironment } from './support/environment';
 import { rawSql, sqlOn } from './support/raw-sql';
 
@@ -43,7 +43,7 @@ describe('the confirmation store moves each confirmation once', () => {
     const env = await createEnvironment('confstore');
     pool = new Pool({ connectionString: env.databaseUrl, max: 2 });
     prisma = overPg(pool);
-    store = new ConfirmationStore(prisma as unknown as PrismaService);
+    store = new ConfirmationStore(prisma as unknown as Database);
     await prisma.tx((tx) => store.park(tx, ['s:1', 's:2', 's:3', 's:4', 's:5'].map(request), 60_000));
   });
   afterAll(() => pool?.end());

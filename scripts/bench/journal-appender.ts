@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { envString, loadConfig, topicsFor } from '@arvis/config';
 import { appendJournal, decisionRefusalEntry, type JournalDraft } from '@arvis/journal';
-import { PrismaService } from '@arvis/persistence';
+import { Database } from '@arvis/persistence';
 
 const Env = z.object({ DATABASE_URL: z.string().min(1), ARVIS_TOPIC_PREFIX: envString('') });
 
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   if (!Number.isInteger(batch) || batch < 1 || !(seconds > 0)) throw new Error('usage: journal-appender --batch N --seconds S');
   const env = loadConfig(Env);
   const topic = topicsFor(env.ARVIS_TOPIC_PREFIX).journal;
-  const prisma = new PrismaService({ url: env.DATABASE_URL, poolSize: 2, txTimeoutMs: 30_000 });
+  const prisma = new Database({ url: env.DATABASE_URL, poolSize: 2, txTimeoutMs: 30_000 });
   const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
   let n = 0;
   const append = () => prisma.tx((tx) => appendJournal(tx, Array.from({ length: batch }, () => draft(n++)), topic));

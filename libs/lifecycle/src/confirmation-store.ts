@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EffectBoundary } from '@arvis/contracts';
-import { PrismaService, type Tx } from '@arvis/persistence';
+import { Database, type Tx } from '@arvis/persistence';
 import type { Sql } from './sql';
 
 /** Only these prove the effect did not start; every other state spends the confirmation. */
@@ -83,7 +83,7 @@ export class ConfirmationNotReservable extends Error {
  */
 @Injectable()
 export class ConfirmationStore {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly db: Database) {}
 
   /** One pending confirmation per parked decision, expiring after the request TTL. */
   async park(tx: Tx, parked: ParkRequest[], requestTtlMs: number): Promise<void> {
@@ -109,12 +109,12 @@ export class ConfirmationStore {
    * otherwise. The same person key is the requester whatever the issuers. Rows parked before the
    * issuer was kept compare the subject alone, as before.
    */
-  approve(confirmationId: string, approver: Approver, grantTtlMs: number, tx: Sql = this.prisma): Promise<DecidedConfirmation | null> {
+  approve(confirmationId: string, approver: Approver, grantTtlMs: number, tx: Sql = this.db): Promise<DecidedConfirmation | null> {
     return this.decide(tx, confirmationId, approver, 'approved', grantTtlMs);
   }
 
   /** pending -> denied, on the same conditions as approve. */
-  deny(confirmationId: string, approver: Approver, tx: Sql = this.prisma): Promise<DecidedConfirmation | null> {
+  deny(confirmationId: string, approver: Approver, tx: Sql = this.db): Promise<DecidedConfirmation | null> {
     return this.decide(tx, confirmationId, approver, 'denied', null);
   }
 

@@ -1,4 +1,4 @@
-export { PrismaService, type Tx } from './prisma.service';
+export { Database, type Tx } from './database';
 export { inPgTransaction, preparedQuery, TransactionTimeoutError, type SqlClient } from './pg-transaction';
 export { readAcceptedStores, readStoreFingerprint, StoreFingerprint, fingerprintOf, STORE_IDENTITY_SQL, type StoreIdentityRow } from './store-fingerprint';
 export { applyMigrations, dropDatabase, ensureDatabase, listMigrations, MigrationError, type MigrationReport } from './migrations/apply-migrations';

@@ -1,4 +1,4 @@
-import type { Tx } from './prisma.service';
+import type { Tx } from './database';
 
 export type PgArrayType = 'text' | 'bigint' | 'boolean' | 'timestamptz' | 'jsonb';
 type Cell = string | number | bigint | boolean | Date | null | undefined;

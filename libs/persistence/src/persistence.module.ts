@@ -1,6 +1,6 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import type { DatabaseSettings } from '@arvis/config';
-import { PrismaService } from './prisma.service';
+import { Database } from './database';
 import { StoreFingerprint } from './store-fingerprint';
 
 /** The database client and this store's fingerprint, once per process, for every module. */
@@ -10,8 +10,8 @@ export class PersistenceModule {
   static forRoot(database: DatabaseSettings): DynamicModule {
     return {
       module: PersistenceModule,
-      providers: [{ provide: PrismaService, useFactory: () => new PrismaService(database) }, StoreFingerprint],
-      exports: [PrismaService, StoreFingerprint],
+      providers: [{ provide: Database, useFactory: () => new Database(database) }, StoreFingerprint],
+      exports: [Database, StoreFingerprint],
     };
   }
 }

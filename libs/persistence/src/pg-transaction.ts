@@ -2,7 +2,7 @@ import { types, type Pool, type QueryResult } from 'pg';
 
 /**
  * The statements a store runs: raw SQL only, as tagged templates or text with parameters. Both a
- * transaction (`PrismaService.tx`) and `PrismaService` itself (one autocommitted statement) are
+ * transaction (`Database.tx`) and `Database` itself (one autocommitted statement) are
  * one, so a store's method takes either.
  */
 export interface SqlClient {

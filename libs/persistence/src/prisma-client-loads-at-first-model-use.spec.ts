@@ -1,4 +1,4 @@
-import type { PrismaService as Service } from './prisma.service';
+import type { Database as Service } from './database';
 
 // ADR 0051: the Prisma client (and its WebAssembly query compiler) is loaded only when a model is
 // asked for; the raw statements and transactions never need it. No database is reached here:
@@ -14,11 +14,11 @@ describe('the Prisma client', () => {
     });
   });
 
-  it('is not loaded by the library or by a PrismaService, and is loaded once at the first model use', async () => {
+  it('is not loaded by the library or by a Database, and is loaded once at the first model use', async () => {
     let service: Service | undefined;
     jest.isolateModules(() => {
-      const { PrismaService } = jest.requireActual<typeof import('./index')>('./index');
-      service = new PrismaService({ url: 'postgresql://nobody@127.0.0.1:1/none', poolSize: 1, txTimeoutMs: 1000 });
+      const { Database } = jest.requireActual<typeof import('./index')>('./index');
+      service = new Database({ url: 'postgresql://nobody@127.0.0.1:1/none', poolSize: 1, txTimeoutMs: 1000 });
     });
     expect(loaded).toBe(0);
     expect(typeof service!.$queryRaw).toBe('function');

@@ -1,6 +1,6 @@
 import { sha256Hex } from '@arvis/crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { PrismaService, type Tx } from './prisma.service';
+import { Database, type Tx } from './database';
 import type { PrismaClient } from './generated/prisma/client';
 
 /**
@@ -60,11 +60,11 @@ export class StoreFingerprint implements OnModuleInit {
   private acceptedStores = new Set<string>();
   private refreshedAt = 0;
 
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly db: Database) {}
 
   async onModuleInit(): Promise<void> {
-    this.loaded = await readStoreFingerprint(this.prisma);
-    this.acceptedStores = await readAcceptedStores(this.prisma, this.loaded);
+    this.loaded = await readStoreFingerprint(this.db);
+    this.acceptedStores = await readAcceptedStores(this.db, this.loaded);
     this.refreshedAt = Date.now();
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { readDatabaseHeads, rollbackVerdictOfChains, topicHeadsOf, type RollbackVerdict, type TopicHead } from '@arvis/journal';
 import { readTopic } from '@arvis/kafka';
-import { PrismaService } from '@arvis/persistence';
+import { Database } from '@arvis/persistence';
 import { JOURNAL_HEAD_READER_GROUP_PREFIX } from './journal-head-group';
 import { PeriodicTask } from './periodic-task';
 import { SERVICE_SETTINGS, type ServiceSettings } from './service-runtime';
@@ -36,7 +36,7 @@ export class JournalRollbackGuard implements OnModuleInit, OnApplicationShutdown
 
   constructor(
     @Inject(SERVICE_SETTINGS) private readonly settings: ServiceSettings,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
   ) {
     this.recheck = new PeriodicTask('journal rollback check', RECHECK_MS, () => this.pass(), this.log);
   }
@@ -81,7 +81,7 @@ export class JournalRollbackGuard implements OnModuleInit, OnApplicationShutdown
   /** The database against the topic head last read: cheap, for the recheck while refusing. */
   private async compare(): Promise<RollbackVerdict> {
     const seqs = new Map([...this.topicHeads].map(([chain, h]) => [chain, h.seq]));
-    const db = await readDatabaseHeads(this.prisma, seqs);
+    const db = await readDatabaseHeads(this.db, seqs);
     return this.settle(rollbackVerdictOfChains(this.topicHeads, db));
   }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { createKafka, KafkaPublisher } from '@arvis/kafka';
 import { JournalCheckpointer } from '@arvis/journal';
 import { OutboxRelay } from '@arvis/outbox';
-import { PrismaService } from '@arvis/persistence';
+import { Database } from '@arvis/persistence';
 import { Tracing } from '@arvis/tracing';
 import type { CheckpointSettings, DatabaseSettings, Faults, KafkaSettings, RelaySettings, TracingSettings } from '@arvis/config';
 import { PeriodicTask } from './periodic-task';
@@ -44,7 +44,7 @@ export class ServiceRuntime implements OnApplicationShutdown {
 
   constructor(
     @Inject(SERVICE_SETTINGS) readonly settings: ServiceSettings,
-    readonly prisma: PrismaService,
+    readonly db: Database,
     private readonly tracing: Tracing,
   ) {
     if (settings.relay.enabled) {
@@ -71,7 +71,7 @@ export class ServiceRuntime implements OnApplicationShutdown {
       this.log.log({ msg: 'journal checkpoints off', why: 'no JOURNAL_CHECKPOINT_SIGNING_KEY' });
       return;
     }
-    const checkpointer = new JournalCheckpointer(this.prisma, checkpoint, topics.journal);
+    const checkpointer = new JournalCheckpointer(this.db, checkpoint, topics.journal);
     const pass = async () => {
       for (const written of await checkpointer.checkpointChainsDue()) {
         this.log.log({ msg: 'journal checkpoint signed', chain: written.chain, seq: String(written.seq), keyId: written.signature.keyId });
@@ -84,7 +84,7 @@ export class ServiceRuntime implements OnApplicationShutdown {
 
   /** Depth and lag count only rows that will still be sent; quarantined rows are reported apart. */
   async outboxDepth(): Promise<{ depth: number; oldestAgeMs: number; quarantined: number }> {
-    const rows = await this.prisma.$queryRaw<{ depth: bigint; oldest_ms: number | null; quarantined: bigint }[]>`
+    const rows = await this.db.$queryRaw<{ depth: bigint; oldest_ms: number | null; quarantined: bigint }[]>`
       SELECT count(*) FILTER (WHERE quarantined_at IS NULL) AS depth,
              (extract(epoch FROM now() - min(created_at) FILTER (WHERE quarantined_at IS NULL)) * 1000)::float8 AS oldest_ms,
              (SELECT count(*) FROM outbox WHERE quarantined_at IS NOT NULL AND discarded_at IS NULL) AS quarantined
@@ -104,7 +104,7 @@ export class ServiceRuntime implements OnApplicationShutdown {
    */
   async checkpointLag(): Promise<{ unchecked: number; oldestUncheckedSeconds: number }> {
     // Summed over the chains (ADR 0062); the wait is the longest of any chain's.
-    const [row] = await this.prisma.$queryRaw<{ unchecked: bigint | null; age: number | null }[]>`
+    const [row] = await this.db.$queryRaw<{ unchecked: bigint | null; age: number | null }[]>`
       SELECT sum(h.last_seq - coalesce(c.seq, 0))::bigint AS unchecked,
              max(CASE WHEN h.last_seq > coalesce(c.seq, 0) THEN
                (SELECT extract(epoch FROM now() - j.recorded_at)::float8 FROM journal j WHERE j.chain = h.chain AND j.journal_seq = coalesce(c.seq, 0) + 1) END) AS age

@@ -1,5 +1,5 @@
 import { HttpStatus, Inject, Injectable } from '@nestjs/common';
-import { PrismaService, type Tx } from '@arvis/persistence';
+import { Database, type Tx } from '@arvis/persistence';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { refusal, type AdminOutcome, type Operator } from '../admin-guard/admin-http';
 import { journalOperatorAct, type JournaledAct } from '../admin-guard/operator-journal';
@@ -18,7 +18,7 @@ const otherTenant = (tenant: string) =>
 export class AdministerAccessService {
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
   ) {}
 
   async revokeSession(operator: Operator, body: RevokeSessionBody): Promise<AdminOutcome<JournaledAct & { sessionIdHash: string }>> {
@@ -76,7 +76,7 @@ export class AdministerAccessService {
    */
   async endConsoleSessions(operator: Operator, body: EndConsoleSessionsBody): Promise<AdminOutcome<JournaledAct & { ended: number }>> {
     const principal = body.principal ?? null;
-    const done = await this.prisma.tx(async (tx) => {
+    const done = await this.db.tx(async (tx) => {
       const ended = await tx.$executeRaw`
         UPDATE console_sessions SET revoked_at = now()
         WHERE tenant = ${operator.tenant} AND issuer = ${body.issuer} AND (${principal}::text IS NULL OR principal = ${principal}::text)
@@ -90,7 +90,7 @@ export class AdministerAccessService {
 
   /** The change and, when it moved exactly one row, its journal entry; null when nothing changed. */
   private once(change: (tx: Tx) => Promise<number>, operator: Operator, action: Parameters<typeof journalOperatorAct>[3]): Promise<JournaledAct | null> {
-    return this.prisma.tx(async (tx) => {
+    return this.db.tx(async (tx) => {
       const moved = await change(tx);
       if (moved === 0) return null;
       if (moved !== 1) throw new Error(`${action.name}: changed ${moved} rows, expected 1`);

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { VerifiedIdentity } from '@arvis/effect-context';
 import { appendJournal, confirmationDecidedEntry } from '@arvis/journal';
 import { ConfirmationStore, type DecidedConfirmation } from '@arvis/lifecycle';
-import { PrismaService } from '@arvis/persistence';
+import { Database } from '@arvis/persistence';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 
 export type DecideOutcome = 'ok' | 'not_found' | 'other_tenant' | 'own_request' | 'own_request_unprovable' | 'not_pending';
@@ -18,12 +18,12 @@ export type DecideOutcome = 'ok' | 'not_found' | 'other_tenant' | 'own_request' 
 export class ApproveConfirmationService {
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
     private readonly confirmations: ConfirmationStore,
   ) {}
 
   async decide(id: string, approver: VerifiedIdentity, to: 'approved' | 'denied'): Promise<DecideOutcome> {
-    const changed = await this.prisma.tx(async (tx) => {
+    const changed = await this.db.tx(async (tx) => {
       const decided =
         to === 'approved'
           ? await this.confirmations.approve(id, approver, this.config.confirmations.grantTtlMs, tx)
@@ -33,7 +33,7 @@ export class ApproveConfirmationService {
     });
     if (changed) return 'ok';
     // Say why, from the row as it is now.
-    const row = await this.prisma.confirmation.findUnique({ where: { confirmationId: id } });
+    const row = await this.db.confirmation.findUnique({ where: { confirmationId: id } });
     if (!row) return 'not_found';
     if (row.tenant !== approver.tenant) return 'other_tenant';
     if (row.principal === approver.principal && (row.issuer === null || row.issuer === approver.issuer)) return 'own_request';

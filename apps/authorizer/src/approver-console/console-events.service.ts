@@ -1,7 +1,7 @@
 import { HttpStatus, Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown } from '@nestjs/common';
 import { Observable, type Subscriber } from 'rxjs';
 import { Gauge } from 'prom-client';
-import { PrismaService } from '@arvis/persistence';
+import { Database } from '@arvis/persistence';
 import { ApiError, MetricsRegistry } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { ListConfirmationsService } from '../list-confirmations/list-confirmations.service';
@@ -58,7 +58,7 @@ export class ConsoleEventsService implements BeforeApplicationShutdown {
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly sessions: ConsoleSessionsService,
     private readonly listing: ListConfirmationsService,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
     @Optional() metrics?: MetricsRegistry,
   ) {
     const registers = metrics ? [metrics] : [];
@@ -143,7 +143,7 @@ export class ConsoleEventsService implements BeforeApplicationShutdown {
 
   private outcomes(session: ActiveSession): Promise<DecidedOutcome[]> {
     const { tenant, principal, issuer } = session.approver;
-    return this.prisma.$queryRaw<DecidedOutcome[]>`
+    return this.db.$queryRaw<DecidedOutcome[]>`
       SELECT c.confirmation_id AS "confirmationId", c.decision_id AS "decisionId", c.tool,
              CASE WHEN c.status = 'denied' THEN 'denied' ELSE 'approved' END AS verdict,
              j.kind, j.effect_boundary AS "effectBoundary", j.reason_code AS "reasonCode"

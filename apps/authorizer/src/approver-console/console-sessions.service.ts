@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import type { VerifiedIdentity } from '@arvis/effect-context';
 import { sha256Hex } from '@arvis/crypto';
-import { PrismaService } from '@arvis/persistence';
+import { Database } from '@arvis/persistence';
 import { ApiError } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { ApproverGuard } from '../approve-confirmation/approver.guard';
@@ -54,7 +54,7 @@ export class ConsoleSessionsService {
 
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
     private readonly approvers: ApproverGuard,
   ) {
     this.rulesOf = new Map(config.identity.issuers.map((iss) => [iss.issuer, issuerRulesSha256(iss)]));
@@ -67,10 +67,10 @@ export class ConsoleSessionsService {
     // The IdP's session id is kept hashed, as revoked_sessions and the effect context keep it.
     const idpSessionHash = approver.sessionId === null ? null : sha256Hex(approver.sessionId);
     // Ended sessions go first: one statement, bounded, so sign-ins keep the table small.
-    await this.prisma.$executeRaw`
+    await this.db.$executeRaw`
       DELETE FROM console_sessions WHERE session_id_hash IN (
         SELECT session_id_hash FROM console_sessions WHERE expires_at < now() - interval '1 hour' ORDER BY expires_at LIMIT 100)`;
-    const rows = await this.prisma.$queryRaw<{ expires_at: Date }[]>`
+    const rows = await this.db.$queryRaw<{ expires_at: Date }[]>`
       INSERT INTO console_sessions (session_id_hash, tenant, principal, issuer, identity, idp_session_hash, issuer_rules_sha256, expires_at)
       SELECT ${sha256Hex(sessionId)}, ${approver.tenant}, ${approver.principal}, ${approver.issuer},
              ${JSON.stringify({ ...approver, sessionId: null })}::jsonb, ${idpSessionHash}, ${this.rulesOf.get(approver.issuer) ?? null}, e.at
@@ -84,7 +84,7 @@ export class ConsoleSessionsService {
 
   /** The live session for this cookie value, or null (unknown, ended, signed out, IdP session revoked, issuer entry gone or changed). */
   async find(sessionId: string): Promise<ActiveSession | null> {
-    const rows = await this.prisma.$queryRaw<{ identity: VerifiedIdentity & { expiresAt: string }; created_at: Date; expires_at: Date; issuer: string; issuer_rules_sha256: string | null }[]>`
+    const rows = await this.db.$queryRaw<{ identity: VerifiedIdentity & { expiresAt: string }; created_at: Date; expires_at: Date; issuer: string; issuer_rules_sha256: string | null }[]>`
       SELECT s.identity, s.created_at, s.expires_at, s.issuer, s.issuer_rules_sha256 FROM console_sessions s
       WHERE s.session_id_hash = ${sha256Hex(sessionId)} AND s.revoked_at IS NULL AND s.expires_at > now()
         AND NOT EXISTS (SELECT 1 FROM revoked_sessions r WHERE r.session_id_hash = s.idp_session_hash AND r.revoked_at <= now())`;
@@ -97,7 +97,7 @@ export class ConsoleSessionsService {
   }
 
   async signOut(session: ActiveSession): Promise<void> {
-    await this.prisma.$executeRaw`UPDATE console_sessions SET revoked_at = now() WHERE session_id_hash = ${session.sessionIdHash} AND revoked_at IS NULL`;
+    await this.db.$executeRaw`UPDATE console_sessions SET revoked_at = now() WHERE session_id_hash = ${session.sessionIdHash} AND revoked_at IS NULL`;
   }
 
   csrfMatches(session: ActiveSession, header: string | undefined): boolean {

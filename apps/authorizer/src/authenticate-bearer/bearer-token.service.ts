@@ -1,7 +1,7 @@
 import { HttpStatus, Injectable, type Logger } from '@nestjs/common';
 import { type VerifiedIdentity } from '@arvis/effect-context';
 import { sha256Hex } from '@arvis/crypto';
-import { PrismaService } from '@arvis/persistence';
+import { Database } from '@arvis/persistence';
 import { ApiError } from '@arvis/runtime';
 import type { TokenUse } from '../verify-identity/issuer-policy';
 import { VerifyIdentityService } from '../verify-identity/verify-identity.service';
@@ -24,11 +24,11 @@ export function bearerTokenOf(headers: Record<string, string | undefined>): stri
 export class BearerTokenService {
   constructor(
     private readonly identity: VerifyIdentityService,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
   ) {}
 
   async authenticate(token: string, use: TokenUse, role: string, log: Logger): Promise<VerifiedIdentity> {
-    const [{ now }] = await this.prisma.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
+    const [{ now }] = await this.db.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
     const verified = await this.identity.verify(token, now, use);
     if (!verified.ok) {
       log.log({ msg: 'token refused', role, reasonCode: verified.reasonCode, detail: verified.detail });
@@ -46,7 +46,7 @@ export class BearerTokenService {
 
   /** Revoked as of the database's clock, like admission's check. */
   private async revoked(sessionId: string): Promise<boolean> {
-    const rows = await this.prisma.$queryRaw<{ revoked: boolean }[]>`
+    const rows = await this.db.$queryRaw<{ revoked: boolean }[]>`
       SELECT EXISTS (SELECT 1 FROM revoked_sessions WHERE session_id_hash = ${sha256Hex(sessionId)} AND revoked_at <= now()) AS revoked`;
     return rows[0].revoked;
   }

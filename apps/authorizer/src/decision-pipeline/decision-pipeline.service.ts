@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { PrismaService, type Tx } from '@arvis/persistence';
+import { Database, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import { Tracing } from '@arvis/tracing';
 import { AdmitDecisionService } from '../admit-decision/admit-decision.service';
@@ -27,7 +27,7 @@ export class DecisionPipeline {
   private readonly log = new Logger(DecisionPipeline.name);
 
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
     private readonly authorizer: AuthorizeDecisionService,
     private readonly inbox: RecordInboxStep,
     private readonly admission: AdmitDecisionService,
@@ -52,7 +52,7 @@ export class DecisionPipeline {
 
   private async runTraced(input: PipelineInput, traces: DecisionTraces): Promise<BatchOutcome> {
     const attempt = (savepointPerIntent: boolean) =>
-      this.prisma
+      this.db
         .tx(async (tx) => {
           const mine = input.claim ? await input.claim(tx) : () => true;
           const own = { ...input, candidates: input.candidates.filter(mine) };

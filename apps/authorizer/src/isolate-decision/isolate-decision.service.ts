@@ -4,7 +4,7 @@ import { canonicalJson, commitment } from '@arvis/crypto';
 import { appendJournal } from '@arvis/journal';
 import { isTransientFault, type IsolatedMessage } from '@arvis/kafka';
 import { enqueueOutbox } from '@arvis/outbox';
-import { PrismaService, type Tx } from '@arvis/persistence';
+import { Database, type Tx } from '@arvis/persistence';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { decisionDeadLetter } from '../receive-decisions/decision-dead-letter';
 import { VerifyIdentityService, type IdentityResult } from '../verify-identity/verify-identity.service';
@@ -29,7 +29,7 @@ export class IsolateDecisionService {
 
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
     private readonly identity: VerifyIdentityService,
   ) {}
 
@@ -40,14 +40,14 @@ export class IsolateDecisionService {
     const decision = parsed.ok ? (parsed.value as ActionDecision) : undefined;
     const verified = decision ? await this.identity.verify(decision.identity) : undefined;
     const deadLetterOnly = (reasonCode: ReasonCode, detail: string, decisionId?: string) =>
-      this.prisma.tx((tx) => enqueueOutbox(tx, [this.deadLetter(message, reasonCode, detail, receivedAt, decisionId)]));
+      this.db.tx((tx) => enqueueOutbox(tx, [this.deadLetter(message, reasonCode, detail, receivedAt, decisionId)]));
     if (!decision || !verified?.ok) {
       // Not attributable to anyone: no inbox row, no journal entry.
       await deadLetterOnly('decision_unprocessable', why, verified && !verified.ok ? decision?.decisionId : undefined);
       return;
     }
     try {
-      await this.prisma.tx((tx) => this.refuse(tx, message, decision, verified, why, receivedAt));
+      await this.db.tx((tx) => this.refuse(tx, message, decision, verified, why, receivedAt));
       // Isolation is rare (a decision that failed every attempt): one line, with its ids.
       const traceId = message.headers?.traceparent ? traceIdOf({ traceparent: message.headers.traceparent }) : undefined;
       this.log.warn({ msg: 'decision isolated and refused', decisionId: decision.decisionId, runId: decision.runId, tenant: verified.identity.tenant, tool: decision.tool, reasonCode: 'decision_unprocessable', ...(traceId ? { traceId } : {}) });

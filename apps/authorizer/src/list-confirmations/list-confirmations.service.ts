@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '@arvis/persistence';
+import { Database } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import { toPendingConfirmation, type PendingConfirmation, type PendingRow } from './pending-confirmation';
 
@@ -11,12 +11,12 @@ import { toPendingConfirmation, type PendingConfirmation, type PendingRow } from
 @Injectable()
 export class ListConfirmationsService {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
     private readonly catalog: ToolCatalog,
   ) {}
 
   async pending(tenant: string, limit: number, after: string | null): Promise<PendingConfirmation[]> {
-    const rows = await this.prisma.$queryRaw<PendingRow[]>`
+    const rows = await this.db.$queryRaw<PendingRow[]>`
       SELECT c.confirmation_id AS "confirmationId", c.decision_id AS "decisionId", di.run_id AS "runId", c.principal, c.issuer, di.identity_claims->>'serviceId' AS "serviceId",
              c.tool, c.payload_sha256 AS "payloadSha256", c.requested_at AS "requestedAt", c.expires_at AS "expiresAt", di.body
       FROM confirmations c JOIN decision_inbox di ON di.decision_id = c.decision_id AND di.tenant = c.tenant

@@ -1,7 +1,7 @@
 import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { Sha256Hex } from '@arvis/contracts';
-import { PrismaService, readAcceptedStores, StoreFingerprint } from '@arvis/persistence';
+import { Database, readAcceptedStores, StoreFingerprint } from '@arvis/persistence';
 import { describeVerdict, JournalRollbackGuard } from '@arvis/runtime';
 import type { RollbackVerdict } from '@arvis/journal';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
@@ -37,14 +37,14 @@ export interface StoreView {
 export class RebindStoreService {
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
     private readonly store: StoreFingerprint,
     private readonly rollback: JournalRollbackGuard,
   ) {}
 
   async view(): Promise<StoreView> {
-    const accepted = await readAcceptedStores(this.prisma, this.store.value);
-    const foreign = await this.prisma.$queryRaw<{ fingerprint: string; intents: number; in_flight: number }[]>`
+    const accepted = await readAcceptedStores(this.db, this.store.value);
+    const foreign = await this.db.$queryRaw<{ fingerprint: string; intents: number; in_flight: number }[]>`
       SELECT i.store_fingerprint AS fingerprint, count(*)::int AS intents,
              count(*) FILTER (WHERE c.state IN ('minted', 'activated'))::int AS in_flight
       FROM intents i LEFT JOIN capabilities c ON c.capability_id = i.capability_id
@@ -66,7 +66,7 @@ export class RebindStoreService {
     const verdict = await this.rollback.check();
     if (verdict.state !== 'consistent') return { ok: false, ...refusal(HttpStatus.SERVICE_UNAVAILABLE, verdict.state, describeVerdict(verdict)) };
     if (body.fromFingerprint === own) return { ok: false, ...refusal(HttpStatus.CONFLICT, 'same_store', 'that is this store\'s own fingerprint: it was not restored elsewhere') };
-    const done = await this.prisma.tx(async (tx) => {
+    const done = await this.db.tx(async (tx) => {
       const inserted = await tx.$executeRaw`
         INSERT INTO store_rebinds (from_fingerprint, to_fingerprint, rebound_by_issuer, rebound_by, note)
         SELECT ${body.fromFingerprint}, ${own}, ${operator.issuer}, ${operator.subject}, ${body.note}
@@ -76,7 +76,7 @@ export class RebindStoreService {
       return journalOperatorAct(tx, this.config.topics.journal, operator, { name: 'rebind_store', target: `${body.fromFingerprint}->${own}`, note: body.note });
     });
     if (done) return { ok: true, body: { ...done, fingerprint: own, reboundFrom: body.fromFingerprint } };
-    const known = await this.prisma.$queryRaw<{ rebound: boolean }[]>`SELECT EXISTS (SELECT 1 FROM store_rebinds WHERE from_fingerprint = ${body.fromFingerprint}) AS rebound`;
+    const known = await this.db.$queryRaw<{ rebound: boolean }[]>`SELECT EXISTS (SELECT 1 FROM store_rebinds WHERE from_fingerprint = ${body.fromFingerprint}) AS rebound`;
     if (known[0].rebound) return { ok: false, ...refusal(HttpStatus.CONFLICT, 'already_rebound', 'that store was already rebound') };
     return { ok: false, ...refusal(HttpStatus.CONFLICT, 'unknown_store', 'no intent of this database was committed under that fingerprint') };
   }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { lostEntriesOf, restoreLostEntries } from '@arvis/journal';
 import { readTopic } from '@arvis/kafka';
 import { ConfirmationStore } from '@arvis/lifecycle';
-import { PrismaService, type Tx } from '@arvis/persistence';
+import { Database, type Tx } from '@arvis/persistence';
 import { JournalRollbackGuard, JOURNAL_HEAD_READER_GROUP_PREFIX } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { refusal, type AdminOutcome, type Operator } from '../admin-guard/admin-http';
@@ -43,7 +43,7 @@ const RESTORED_CONSUMER = 'journal-restore';
 export class ReconcileRollbackService {
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
     private readonly rollback: JournalRollbackGuard,
     private readonly confirmations: ConfirmationStore,
   ) {}
@@ -67,7 +67,7 @@ export class ReconcileRollbackService {
       return { ok: false, ...refusal(HttpStatus.CONFLICT, `topic_${lost.reason}`, `the journal topic's entries after ${verdict.chain}@${verdict.databaseSeq} cannot be taken back: ${lost.reason} at ${lost.seq}`) };
     }
     const settled = settledCapabilitiesOf(lost.entries.map((e) => e.entry));
-    const done = await this.prisma.tx(async (tx) => {
+    const done = await this.db.tx(async (tx) => {
       if (!(await restoreLostEntries(tx, lost.entries, from))) return null;
       const consumed = await this.consume(tx, settled.filter((s) => s.state === 'consumed'));
       const revoked = await this.revoke(tx, settled.filter((s) => s.state === 'revoked'));

@@ -2,7 +2,7 @@ import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { DecimalString } from '@arvis/contracts';
 import { enqueueOutbox } from '@arvis/outbox';
-import { PrismaService } from '@arvis/persistence';
+import { Database } from '@arvis/persistence';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { refusal, type AdminOutcome, type Operator } from '../admin-guard/admin-http';
 import { journalOperatorAct, type JournaledAct } from '../admin-guard/operator-journal';
@@ -34,7 +34,7 @@ export interface DeadLetterAct extends JournaledAct {
 export class RedriveDeadLetterService {
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
   ) {}
 
   async act(operator: Operator, body: DeadLetterBody, to: 'redriven' | 'discarded'): Promise<AdminOutcome<DeadLetterAct>> {
@@ -59,7 +59,7 @@ export class RedriveDeadLetterService {
     }
     const reasonCode = checked.ok ? checked.record.reasonCode : 'malformed_message';
     const target = `${dlqTopic}/${body.partition}/${body.offset}`;
-    const done = await this.prisma.tx(async (tx) => {
+    const done = await this.db.tx(async (tx) => {
       const inserted = await tx.$executeRaw`
         INSERT INTO dead_letter_dispositions (dlq_topic, partition, "offset", disposition, source_topic, reason_code, decided_by_issuer, decided_by, note)
         VALUES (${dlqTopic}, ${body.partition}, ${body.offset}::bigint, ${to}, ${sourceTopic}, ${reasonCode}, ${operator.issuer}, ${operator.subject}, ${body.note ?? null})

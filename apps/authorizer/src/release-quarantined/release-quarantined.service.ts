@@ -2,7 +2,7 @@ import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { DecimalString } from '@arvis/contracts';
 import { discardQuarantined, releaseQuarantined, type QuarantinedOutboxRow } from '@arvis/outbox';
-import { PrismaService } from '@arvis/persistence';
+import { Database } from '@arvis/persistence';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { refusal, type AdminOutcome, type Operator } from '../admin-guard/admin-http';
 import { journalOperatorAct, type JournaledAct } from '../admin-guard/operator-journal';
@@ -18,12 +18,12 @@ export type QuarantineBody = z.infer<typeof QuarantineBody>;
 export class ReleaseQuarantinedService {
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
   ) {}
 
   async act(operator: Operator, seq: string, to: 'release' | 'discard', body: QuarantineBody): Promise<AdminOutcome<JournaledAct & { seq: string; topic: string }>> {
     if (!DecimalString.safeParse(seq).success) return { ok: false, ...refusal(HttpStatus.BAD_REQUEST, 'bad_request', 'seq is a decimal outbox sequence number') };
-    const done = await this.prisma.tx(async (tx) => {
+    const done = await this.db.tx(async (tx) => {
       const row: QuarantinedOutboxRow | null = to === 'release' ? await releaseQuarantined(tx, seq) : await discardQuarantined(tx, seq);
       if (!row) return null;
       const note = [body.note, `${row.topic} key ${row.key}; quarantined for: ${row.reason}`].filter(Boolean).join(' | ');

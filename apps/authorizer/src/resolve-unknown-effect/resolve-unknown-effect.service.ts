@@ -2,7 +2,7 @@ import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { appendJournal, effectResolvedEntry } from '@arvis/journal';
 import { EffectStore, type ResolvedEffect } from '@arvis/lifecycle';
-import { PrismaService } from '@arvis/persistence';
+import { Database } from '@arvis/persistence';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { refusal, type AdminOutcome, type Operator } from '../admin-guard/admin-http';
 
@@ -37,13 +37,13 @@ export interface Resolved {
 export class ResolveUnknownEffectService {
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
     private readonly effects: EffectStore,
   ) {}
 
   async resolve(operator: Operator, decisionId: string, body: ResolveBody): Promise<AdminOutcome<Resolved>> {
     const outcome = BOUNDARY_OF[body.outcome];
-    const done = await this.prisma.tx(async (tx) => {
+    const done = await this.db.tx(async (tx) => {
       const resolved: ResolvedEffect | null = await this.effects.resolveUnknown(tx, {
         decisionId,
         outcome,
@@ -64,7 +64,7 @@ export class ResolveUnknownEffectService {
   }
 
   private async whyNot(operator: Operator, decisionId: string) {
-    const row = await this.effects.unknownEffectState(this.prisma, decisionId, this.config.effectMaxOverrunMs, operator.tenant);
+    const row = await this.effects.unknownEffectState(this.db, decisionId, this.config.effectMaxOverrunMs, operator.tenant);
     if (!row) return refusal(HttpStatus.NOT_FOUND, 'not_found', 'no effect for this decision');
     if (row.tenant !== operator.tenant) return refusal(HttpStatus.FORBIDDEN, 'other_tenant', 'the decision belongs to another tenant');
     if (row.resolved) return refusal(HttpStatus.CONFLICT, 'already_resolved', 'an operator already resolved this effect');

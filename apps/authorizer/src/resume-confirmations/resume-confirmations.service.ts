@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { commitment } from '@arvis/crypto';
 import { appendJournal, decisionRefusalEntry } from '@arvis/journal';
 import { ConfirmationStore } from '@arvis/lifecycle';
-import { PrismaService } from '@arvis/persistence';
+import { Database } from '@arvis/persistence';
 import { JournalRollbackGuard, PeriodicTask } from '@arvis/runtime';
 import type { Decision } from '../authorize-decision/authorization.types';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
@@ -24,7 +24,7 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
 
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
     private readonly pipeline: DecisionPipeline,
     private readonly confirmations: ConfirmationStore,
     private readonly verifier: VerifyIdentityService,
@@ -48,7 +48,7 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
   }
 
   private async resumeApproved(): Promise<void> {
-    const approved = await this.prisma.$queryRaw<(InboxRow & { confirmation_id: string })[]>`
+    const approved = await this.db.$queryRaw<(InboxRow & { confirmation_id: string })[]>`
       SELECT c.confirmation_id, di.body, di.identity_sha256, di.identity_claims FROM confirmations c JOIN decision_inbox di ON di.decision_id = c.decision_id AND di.tenant = c.tenant
       WHERE c.status = 'approved' AND c.resumed_at IS NULL AND di.status = 'parked' AND di.body IS NOT NULL
       ORDER BY c.decided_at LIMIT 100`;
@@ -80,7 +80,7 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
   }
 
   private async closeDeniedAndExpired(): Promise<void> {
-    await this.prisma.tx(async (tx) => {
+    await this.db.tx(async (tx) => {
       // pending past its request TTL -> expired; denied -> closed. Each row is claimed once.
       const closing = await this.confirmations.expireAndCloseDenied(tx);
       if (closing.length === 0) return;

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { commitment } from '@arvis/crypto';
-import { PrismaService, type Tx } from '@arvis/persistence';
+import { Database, type Tx } from '@arvis/persistence';
 import { JournalRollbackGuard, PeriodicTask } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { DecisionPipeline } from '../decision-pipeline/decision-pipeline.service';
@@ -34,7 +34,7 @@ export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDes
 
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
     private readonly pipeline: DecisionPipeline,
     private readonly verifier: VerifyIdentityService,
     private readonly rollback: JournalRollbackGuard,
@@ -52,7 +52,7 @@ export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDes
   }
 
   async pass(): Promise<number> {
-    const pending = await this.prisma.$queryRaw<PendingRetry[]>`
+    const pending = await this.db.$queryRaw<PendingRetry[]>`
       SELECT r.decision_id, r.tenant, r.chain_id, r.attempt, r.parent_causal_id, di.body, di.identity_sha256, di.identity_claims
       FROM retries r JOIN decision_inbox di ON di.decision_id = r.parent_decision_id AND di.tenant = r.tenant
       WHERE r.status = 'pending' ORDER BY r.created_at LIMIT 100`;

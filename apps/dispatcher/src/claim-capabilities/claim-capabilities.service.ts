@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { appendJournal, capabilityRefusalEntry, type JournalDraft } from '@arvis/journal';
 import { CapabilityStore, EffectStore, type DuplicateClaim } from '@arvis/lifecycle';
 import { deadLetterRow, enqueueOutbox, type OutboxRow } from '@arvis/outbox';
-import { PrismaService, StoreFingerprint, type Tx } from '@arvis/persistence';
+import { Database, StoreFingerprint, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import { DeduplicateEffectsService } from '../deduplicate-effects/deduplicate-effects.service';
@@ -41,7 +41,7 @@ export class ClaimCapabilitiesService {
 
   constructor(
     @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
     private readonly storeFingerprint: StoreFingerprint,
     private readonly capabilities: CapabilityStore,
     private readonly effects: EffectStore,
@@ -52,7 +52,7 @@ export class ClaimCapabilitiesService {
   }
 
   claim(verified: readonly VerifiedIntent[], deadLetters: OutboxRow[]): Promise<ClaimOutcome> {
-    return this.prisma.tx(async (tx) => {
+    return this.db.tx(async (tx) => {
       const presented = await this.matchStored(tx, verified, deadLetters);
       // One capability per intent: a duplicate message in the same slice is the same claim.
       const unique = [...new Map(presented.map((p) => [p.intent.capabilityId, p])).values()];

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { appendJournal, auditIncompleteEntry, lateToolResultEntry, toolResultEntry } from '@arvis/journal';
 import { ConfirmationStore, EffectStore } from '@arvis/lifecycle';
 import { retryWhileTransient } from '@arvis/kafka';
-import { PrismaService, type Tx } from '@arvis/persistence';
+import { Database, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import type { Classified } from '../classify-result/classify-result';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
@@ -31,7 +31,7 @@ export class RecordResultsService {
 
   constructor(
     @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
     private readonly effects: EffectStore,
     private readonly confirmations: ConfirmationStore,
     private readonly retries: RequestRetriesService,
@@ -52,7 +52,7 @@ export class RecordResultsService {
 
   private async recordOrSplit<T>(ran: readonly RanIntent[], waitUntil: number, alsoInTransaction?: (tx: Tx) => Promise<T>): Promise<T | undefined> {
     try {
-      return await this.whileTransient(waitUntil, () => this.prisma.tx((tx) => this.recordOnce(tx, ran, alsoInTransaction)));
+      return await this.whileTransient(waitUntil, () => this.db.tx((tx) => this.recordOnce(tx, ran, alsoInTransaction)));
     } catch (e) {
       if (ran.length === 1) {
         await this.markAuditIncomplete(ran, e as Error, waitUntil);
@@ -104,7 +104,7 @@ export class RecordResultsService {
    */
   async recordLate(ran: readonly RanIntent[]): Promise<void> {
     if (ran.length === 0) return;
-    await this.whileTransient(Date.now() + this.config.recording.maxWaitMs, () => this.prisma.tx((tx) => this.recordLateIn(tx, ran)));
+    await this.whileTransient(Date.now() + this.config.recording.maxWaitMs, () => this.db.tx((tx) => this.recordLateIn(tx, ran)));
   }
 
   private async recordLateIn(tx: Tx, ran: readonly RanIntent[]): Promise<void> {
@@ -133,7 +133,7 @@ export class RecordResultsService {
     const reason = `result not journaled: ${cause.message}`; // clipped by the entry factory
     this.log.error({ msg: 'effect results could not be journaled; marking their runs audit-incomplete', count: ran.length, decisionIds: someIds(ran.map((r) => r.claimed.intent.decisionId)), error: cause.message });
     await this.whileTransient(waitUntil, () =>
-      this.prisma.tx(async (tx) => {
+      this.db.tx(async (tx) => {
         // A run is the tenant's own (ADR 0061).
         const runs = [...new Map(ran.map((r) => [JSON.stringify([r.claimed.intent.runId, r.claimed.intent.tenant]), r.claimed.intent])).values()];
         await tx.$executeRaw`

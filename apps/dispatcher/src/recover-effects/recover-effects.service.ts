@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { appendJournal, toolResultEntry } from '@arvis/journal';
 import { ConfirmationStore, EffectStore, type LostEffect } from '@arvis/lifecycle';
-import { PrismaService, type Tx } from '@arvis/persistence';
+import { Database, type Tx } from '@arvis/persistence';
 import { JournalRollbackGuard, PeriodicTask, decisionFields } from '@arvis/runtime';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import { DeduplicateEffectsService } from '../deduplicate-effects/deduplicate-effects.service';
@@ -39,7 +39,7 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
 
   constructor(
     @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
     private readonly effects: EffectStore,
     private readonly confirmations: ConfirmationStore,
     private readonly retries: RequestRetriesService,
@@ -75,7 +75,7 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
    * or reconciled as not happened) is retried like a failure, within the risk and attempt limits.
    */
   private closeExpiredEffects(): Promise<number> {
-    return this.prisma.tx(async (tx) => {
+    return this.db.tx(async (tx) => {
       const lost = await this.effects.lockLost(tx, BATCH);
       if (lost.length === 0) return 0;
       const verdicts = await this.reconciler.verdicts(lost, await takeBodyStartSlots(tx, lost));

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { appendJournal, capabilityRefusalEntry } from '@arvis/journal';
 import { CapabilityStore } from '@arvis/lifecycle';
 import { enqueueOutbox } from '@arvis/outbox';
-import { PrismaService, type Tx } from '@arvis/persistence';
+import { Database, type Tx } from '@arvis/persistence';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import { storedFactsOf } from '../dispatch-intents/stored-facts';
 import { IntentsLag } from './intents-lag';
@@ -27,18 +27,18 @@ export interface RedeliveryPass {
 export class RedeliverIntentsService {
   constructor(
     @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
     private readonly capabilities: CapabilityStore,
     private readonly lag: IntentsLag,
   ) {}
 
   async pass(): Promise<RedeliveryPass> {
-    const candidates = await this.candidates(this.prisma);
+    const candidates = await this.candidates(this.db);
     if (candidates.length === 0) return { redelivered: 0, abandoned: 0 };
     const lagging = await this.lag.lagging([...new Set(candidates.map((c) => c.run_id))]);
     const due = candidates.filter((c) => !lagging.has(c.run_id)).map((c) => c.intent_id);
     if (due.length === 0) return { redelivered: 0, abandoned: 0 };
-    return this.prisma.tx(async (tx) => {
+    return this.db.tx(async (tx) => {
       const redelivered = await this.redeliver(tx, due);
       const abandoned = await this.abandon(tx, due);
       return { redelivered, abandoned };

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
-import { PrismaService } from '@arvis/persistence';
+import { Database } from '@arvis/persistence';
 import { MetricsRegistry, scrapeSnapshot } from '@arvis/runtime';
 
 interface Snapshot {
@@ -18,7 +18,7 @@ interface Snapshot {
  */
 @Injectable()
 export class ReportOperationsService {
-  constructor(private readonly prisma: PrismaService, metrics: MetricsRegistry) {
+  constructor(private readonly db: Database, metrics: MetricsRegistry) {
     const registers = [metrics];
     // Every gauge of one scrape reads one snapshot.
     const snapshot = scrapeSnapshot(() => this.read());
@@ -45,7 +45,7 @@ export class ReportOperationsService {
   // The unknown predicate is the resolve statement's own (ADR 0036, 0056): unknown, not resolved,
   // and holding its own outcome (a duplicate waiting on it is resolved through its holder).
   private async read(): Promise<Snapshot> {
-    const [row] = await this.prisma.$queryRaw<{ pending: bigint; next_expiry: number | null; unknown: bigint; audit: bigint }[]>`
+    const [row] = await this.db.$queryRaw<{ pending: bigint; next_expiry: number | null; unknown: bigint; audit: bigint }[]>`
       SELECT (SELECT count(*) FROM confirmations WHERE status = 'pending') AS pending,
              (SELECT extract(epoch FROM min(expires_at) - now())::float8 FROM confirmations WHERE status = 'pending') AS next_expiry,
              (SELECT count(*) FROM effects WHERE state = 'effect_state_unknown' AND resolved_at IS NULL AND waits_for IS NULL) AS unknown,

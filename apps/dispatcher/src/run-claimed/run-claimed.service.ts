@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EffectStore } from '@arvis/lifecycle';
 import { retryWhileTransient } from '@arvis/kafka';
-import { PrismaService } from '@arvis/persistence';
+import { Database } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import { Tracing, traceIdOf } from '@arvis/tracing';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
@@ -27,7 +27,7 @@ export class RunClaimedService {
 
   constructor(
     @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
-    private readonly prisma: PrismaService,
+    private readonly db: Database,
     private readonly effects: EffectStore,
     private readonly catalog: ToolCatalog,
     private readonly tools: RunToolService,
@@ -104,7 +104,7 @@ export class RunClaimedService {
   private async start(group: readonly ClaimedIntent[]): Promise<Set<string>> {
     if (group.length === 0) return new Set();
     return retryWhileTransient(
-      () => this.effects.start(this.prisma.sql, this.effectsToStart(group)),
+      () => this.effects.start(this.db.sql, this.effectsToStart(group)),
       Date.now() + this.config.recording.maxWaitMs,
       (attempt, e) => this.log.warn({ msg: 'database unavailable while starting effects', attempt, error: e.message }),
     );
@@ -118,7 +118,7 @@ export class RunClaimedService {
     const grace = this.config.recovery.pendingGraceMs;
     return setInterval(() => {
       if (waiting.size === 0) return;
-      this.effects.extendPending(this.prisma.sql, [...waiting], grace).catch((e: Error) => this.log.warn({ msg: 'claim heartbeat failed', error: e.message }));
+      this.effects.extendPending(this.db.sql, [...waiting], grace).catch((e: Error) => this.log.warn({ msg: 'claim heartbeat failed', error: e.message }));
     }, Math.max(100, Math.floor(grace / 3)));
   }
 }

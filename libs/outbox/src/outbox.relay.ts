@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Client, Pool, type PoolClient } from 'pg';
 import type { RelaySettings } from '@arvis/config';
 import { sendRefusalOf, type KafkaPublisher, type OutboundMessage, type SendRefusal } from '@arvis/kafka';
-import { handlePoolErrors, preparedQuery } from '@arvis/persistence';
+import { handlePoolErrors, preparedQuery, untilDatabaseAnswers } from '@arvis/persistence';
 import { endSpan, SpanKind, Tracing, withTraceHeaders, type Span, type TraceCarrier } from '@arvis/tracing';
 import { planBatch } from './plan-batch';
 import { NO_RELAY_HOOKS, type RelayHooks } from './relay-hooks';
@@ -101,7 +101,11 @@ export class OutboxRelay {
     this.running = true;
     // The broker may be down at start-up: publishing connects (and reconnects) on demand.
     await this.publisher.connect().catch((e: Error) => this.log.warn({ msg: 'broker not reachable yet', error: e.message }));
-    await this.listen();
+    // Started while PostgreSQL restarts: wait for it rather than fail start-up.
+    await untilDatabaseAnswers(
+      () => this.listen(),
+      (attempt, e) => this.log.warn({ msg: 'database not answering at start-up, waiting', what: 'relay LISTEN', attempt, error: e.message }),
+    );
     this.timer = setInterval(() => this.wake(true), this.settings.pollMs);
     this.pruneTimer = setInterval(() => void this.prune().catch((e: Error) => this.log.warn({ msg: 'prune failed', error: e.message })), this.settings.pruneIntervalMs);
     this.wake();

@@ -32,3 +32,34 @@ export function handleClientErrors<C extends Client>(client: C, what: string, wa
   client.on('error', (e: Error) => warn({ msg: 'database connection lost', pool: what, error: e.message }));
   return client;
 }
+
+// SQLSTATE classes: connection exception, insufficient resources, operator intervention (the
+// server shutting down, starting up, or not accepting connections now); and the database missing.
+const UNAVAILABLE_CLASSES = ['08', '53', '57P'];
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNAVAILABLE_MESSAGES = [/^Connection terminated/, /timeout exceeded when trying to connect/, /is not currently accepting connections/];
+
+/** Whether a statement failed because the database is not there right now (restart, failover), not because of the statement. */
+export function isDatabaseUnavailable(e: unknown): boolean {
+  const { code, message } = (e ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (UNAVAILABLE_ERRNOS.has(code) || code === '3D000' || UNAVAILABLE_CLASSES.some((c) => code.startsWith(c)))) return true;
+  return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((re) => re.test(message));
+}
+
+/**
+ * Runs a start-up read again, with backoff, for as long as the database is unavailable: an app
+ * started while PostgreSQL restarts waits for it (not ready meanwhile) instead of exiting. Seen:
+ * a dispatcher restarted during the chaos suite's PostgreSQL restart exited 1 on "the database
+ * system is shutting down" in its first read. Any other failure is thrown.
+ */
+export async function untilDatabaseAnswers<T>(read: () => Promise<T>, onWait: (attempt: number, e: Error) => void, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read();
+    } catch (e) {
+      if (!isDatabaseUnavailable(e)) throw e;
+      onWait(attempt, e as Error);
+      await sleep(Math.min(5000, 250 * attempt));
+    }
+  }
+}

@@ -1,7 +1,10 @@
 import { sha256Hex } from '@arvis/crypto';
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { Database, type Tx } from './database';
 import type { PrismaClient } from './generated/prisma/client';
+import { untilDatabaseAnswers } from './pg-errors';
+
+const log = new Logger('StoreFingerprint');
 
 /**
  * Identity of this database: the cluster's system identifier (differs between clusters, stable
@@ -63,8 +66,13 @@ export class StoreFingerprint implements OnModuleInit {
   constructor(private readonly db: Database) {}
 
   async onModuleInit(): Promise<void> {
-    this.loaded = await readStoreFingerprint(this.db);
-    this.acceptedStores = await readAcceptedStores(this.db, this.loaded);
+    await untilDatabaseAnswers(
+      async () => {
+        this.loaded = await readStoreFingerprint(this.db);
+        this.acceptedStores = await readAcceptedStores(this.db, this.loaded);
+      },
+      (attempt, e) => log.warn({ msg: 'database not answering at start-up, waiting', what: 'store fingerprint', attempt, error: e.message }),
+    );
     this.refreshedAt = Date.now();
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { readDatabaseHeads, rollbackVerdictOfChains, topicHeadsOf, type RollbackVerdict, type TopicHead } from '@arvis/journal';
 import { readTopic } from '@arvis/kafka';
-import { Database } from '@arvis/persistence';
+import { Database, untilDatabaseAnswers } from '@arvis/persistence';
 import { JOURNAL_HEAD_READER_GROUP_PREFIX } from './journal-head-group';
 import { PeriodicTask } from './periodic-task';
 import { SERVICE_SETTINGS, type ServiceSettings } from './service-runtime';
@@ -50,7 +50,11 @@ export class JournalRollbackGuard implements OnModuleInit, OnApplicationShutdown
   }
 
   async onModuleInit(): Promise<void> {
-    await this.check();
+    // Started while PostgreSQL restarts: wait for it rather than exit (the comparison reads it).
+    await untilDatabaseAnswers(
+      () => this.check(),
+      (attempt, e) => this.log.warn({ msg: 'database not answering at start-up, waiting', what: 'journal rollback check', attempt, error: e.message }),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -6,6 +6,7 @@ import { DISPATCHER_CONFIG, type DispatcherConfig } from './config/dispatcher.co
 import { hasFaults } from '@arvis/config';
 import { LifecycleModule } from '@arvis/lifecycle';
 import { ClaimCapabilitiesService } from './claim-capabilities/claim-capabilities.service';
+import { CloseEffectsService } from './close-effects/close-effects.service';
 import { DeduplicateEffectsService } from './deduplicate-effects/deduplicate-effects.service';
 import { ReconcileEffectsService } from './reconcile-effects/reconcile-effects.service';
 import { IntentsLag } from './redeliver-intents/intents-lag';
@@ -48,6 +49,7 @@ export class DispatcherModule {
         { provide: FaultPoints, useValue: hasFaults(config.faults) ? new ConfiguredFaults(config.faults) : NO_FAULTS },
         RunToolService,
         RequestRetriesService,
+        CloseEffectsService,
         DeduplicateEffectsService,
         IntentsLag,
         ReconcileEffectsService,

@@ -1,24 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EffectBoundary, JournalEntry } from '@arvis/contracts';
-import { toolResultEntry, type JournalDraft, type ResultFields } from '@arvis/journal';
-import { ConfirmationStore, EffectStore, type DuplicateClaim } from '@arvis/lifecycle';
+import type { JournalDraft, ResultFields } from '@arvis/journal';
+import type { DuplicateClaim } from '@arvis/lifecycle';
 import type { Tx } from '@arvis/persistence';
+import { CloseEffectsService, NOT_RUN } from '../close-effects/close-effects.service';
 import { storedFactsOf } from '../dispatch-intents/stored-facts';
-import { RequestRetriesService } from '../request-retries/request-retries.service';
-
-/** A holder's outcome, as its duplicates take it. */
-export interface HolderOutcome {
-  capabilityId: string;
-  decisionId: string;
-  result: ResultFields;
-}
-
-const NOT_RUN: ResultFields = {
-  effectBoundary: 'effect_not_started',
-  success: false,
-  reasonCode: 'idempotency_key_in_use',
-  error: { code: 'idempotency_key_in_use', message: 'another decision with this idempotency key held it, and its effect did not happen; nothing ran' },
-};
 
 /**
  * One effect per logical action. A decision whose idempotency key another live effect holds
@@ -30,11 +16,7 @@ const NOT_RUN: ResultFields = {
 export class DeduplicateEffectsService {
   private readonly log = new Logger(DeduplicateEffectsService.name);
 
-  constructor(
-    private readonly effects: EffectStore,
-    private readonly confirmations: ConfirmationStore,
-    private readonly retries: RequestRetriesService,
-  ) {}
+  constructor(private readonly closings: CloseEffectsService) {}
 
   /**
    * Final entries for duplicates whose holder already ended (they take its outcome) or released
@@ -48,34 +30,13 @@ export class DeduplicateEffectsService {
     if (shared.length + released.length === 0) return [];
     const outcomes = await this.journaledOutcomes(tx, shared.map((s) => s.holderCapabilityId!));
     const facts = await storedFactsOf(tx, [...shared, ...released].map((s) => s.capabilityId));
-    await this.confirmations.finalize(tx, shared.map((s) => s.capabilityId), shared.map((s) => s.holderState as EffectBoundary));
-    await this.confirmations.finalize(tx, released.map((r) => r.capabilityId), released.map(() => 'effect_not_started'));
-    await this.retries.request(tx, released.map((r) => facts.get(r.capabilityId)!));
-    return [
-      ...shared.map((s) =>
-        toolResultEntry(facts.get(s.capabilityId)!, {
-          ...(outcomes.get(s.holderCapabilityId!) ?? unjournaled(s.holderState as EffectBoundary)),
-          deduplicatedOf: s.holderDecisionId!,
-        }),
-      ),
-      ...released.map((r) => toolResultEntry(facts.get(r.capabilityId)!, NOT_RUN)),
-    ];
-  }
-
-  /** Closes the duplicates waiting for these holders, in the holders' transaction. */
-  async closeWaiters(tx: Tx, holders: readonly HolderOutcome[]): Promise<JournalDraft[]> {
-    const closed = await this.effects.closeWaiters(tx, holders.map((h) => ({ capabilityId: h.capabilityId, state: h.result.effectBoundary })));
-    if (closed.length === 0) return [];
-    const byHolder = new Map(holders.map((h) => [h.capabilityId, h]));
-    const facts = await storedFactsOf(tx, closed.map((c) => c.capabilityId));
-    await this.confirmations.finalize(tx, closed.map((c) => c.capabilityId), closed.map((c) => c.state));
-    const notRun = closed.filter((c) => c.state === 'effect_not_started').map((c) => facts.get(c.capabilityId)!);
-    await this.retries.request(tx, notRun);
-    return closed.map((c) => {
-      const holder = byHolder.get(c.holderCapabilityId)!;
-      const result = c.state === 'effect_not_started' ? NOT_RUN : holder.result;
-      return toolResultEntry(facts.get(c.capabilityId)!, { ...result, deduplicatedOf: holder.decisionId });
-    });
+    return this.closings.settleDuplicates(tx, [
+      ...shared.map((s) => ({
+        facts: facts.get(s.capabilityId)!,
+        result: { ...(outcomes.get(s.holderCapabilityId!) ?? unjournaled(s.holderState as EffectBoundary)), deduplicatedOf: s.holderDecisionId! },
+      })),
+      ...released.map((r) => ({ facts: facts.get(r.capabilityId)!, result: NOT_RUN })),
+    ]);
   }
 
   private async journaledOutcomes(tx: Tx, capabilityIds: readonly string[]): Promise<Map<string, ResultFields>> {

@@ -1,23 +1,26 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { appendJournal, auditIncompleteEntry, lateToolResultEntry, toolResultEntry } from '@arvis/journal';
-import { ConfirmationStore, EffectStore } from '@arvis/lifecycle';
+import { appendJournal, lateToolResultEntry } from '@arvis/journal';
+import { EffectStore } from '@arvis/lifecycle';
 import { retryWhileTransient } from '@arvis/kafka';
 import { Database, type Tx } from '@arvis/persistence';
-import { ToolCatalog } from '@arvis/tool-catalog';
+import { someIds } from '@arvis/runtime';
 import type { Classified } from '../classify-result/classify-result';
+import { CloseEffectsService, type EffectClosing } from '../close-effects/close-effects.service';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import { factsOf, type ClaimedIntent } from '../dispatch-intents/claimed-intent';
-import { DeduplicateEffectsService, type HolderOutcome } from '../deduplicate-effects/deduplicate-effects.service';
 import { FaultPoints } from '../fault-points/fault-points';
-import { RequestRetriesService } from '../request-retries/request-retries.service';
-import { someIds } from '@arvis/runtime';
 
 export interface RanIntent {
   claimed: ClaimedIntent;
   result: Classified;
 }
 
-const holderOutcome = (r: RanIntent): HolderOutcome => ({ capabilityId: r.claimed.intent.capabilityId, decisionId: r.claimed.intent.decisionId, result: r.result });
+const closingOf = (r: RanIntent): EffectClosing => ({
+  facts: factsOf(r.claimed),
+  result: r.result,
+  confirmationReserved: r.claimed.confirmationReserved,
+  holdsKey: r.claimed.holdsKey,
+});
 
 /**
  * The effects already happened, so their results are never dropped: recording waits out a
@@ -33,11 +36,8 @@ export class RecordResultsService {
     @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
     private readonly db: Database,
     private readonly effects: EffectStore,
-    private readonly confirmations: ConfirmationStore,
-    private readonly retries: RequestRetriesService,
-    private readonly catalog: ToolCatalog,
+    private readonly closings: CloseEffectsService,
     private readonly faults: FaultPoints,
-    private readonly dedupe: DeduplicateEffectsService,
   ) {}
 
   /**
@@ -71,28 +71,16 @@ export class RecordResultsService {
   }
 
   private async recordOnce<T>(tx: Tx, ran: readonly RanIntent[], alsoInTransaction?: (tx: Tx) => Promise<T>): Promise<T | undefined> {
-    const finished = await this.effects.finish(
-      tx,
-      ran.map((r) => ({ capabilityId: r.claimed.intent.capabilityId, state: r.result.effectBoundary, reasonCode: r.result.reasonCode ?? null })),
-    );
+    const { drafts, notMoved } = await this.closings.closeWithResults(tx, ran.map(closingOf));
     this.faults.failRecording(ran.map((r) => r.claimed.intent.decisionId));
-    if (finished.size < ran.length) {
-      this.log.warn({
-        msg: 'results arrived after recovery had closed them',
-        count: ran.length - finished.size,
-        decisionIds: someIds(ran.filter((r) => !finished.has(r.claimed.intent.capabilityId)).map((r) => r.claimed.intent.decisionId)),
-      });
-      await this.recordLateIn(tx, ran.filter((r) => !finished.has(r.claimed.intent.capabilityId)));
+    if (notMoved.length > 0) {
+      const late = new Set(notMoved.map((c) => c.facts.capabilityId));
+      const lateRan = ran.filter((r) => late.has(r.claimed.intent.capabilityId));
+      this.log.warn({ msg: 'results arrived after recovery had closed them', count: lateRan.length, decisionIds: someIds(lateRan.map((r) => r.claimed.intent.decisionId)) });
+      await this.recordLateIn(tx, lateRan);
     }
-    const closed = ran.filter((r) => finished.has(r.claimed.intent.capabilityId));
-    // No statement for what cannot be there: a confirmation the capability never reserved, or a
-    // duplicate waiting for an effect that holds no key (ADR 0050).
-    const reserved = closed.filter((r) => r.claimed.confirmationReserved);
-    await this.confirmations.finalize(tx, reserved.map((r) => r.claimed.intent.capabilityId), reserved.map((r) => r.result.effectBoundary));
-    await this.retries.request(tx, closed.filter((r) => this.retryable(r)).map((r) => r.claimed.intent));
-    const waiters = await this.dedupe.closeWaiters(tx, closed.filter((r) => r.claimed.holdsKey).map(holderOutcome));
     const also = alsoInTransaction ? await alsoInTransaction(tx) : undefined;
-    await appendJournal(tx, [...closed.map((r) => toolResultEntry(factsOf(r.claimed), r.result)), ...waiters], this.config.topics.journal);
+    await appendJournal(tx, drafts, this.config.topics.journal);
     return also;
   }
 
@@ -118,12 +106,6 @@ export class RecordResultsService {
     await appendJournal(tx, recorded.map((r) => lateToolResultEntry(factsOf(r.claimed), r.result)), this.config.topics.journal);
   }
 
-  /** The spec's half of the retry conditions; risk and attempts are checked in SQL. */
-  private retryable({ claimed, result }: RanIntent): boolean {
-    const spec = this.catalog.get(claimed.stored.tool);
-    return result.effectBoundary === 'effect_failed' && !!spec && spec.retryable && !(spec.sideEffectful && !spec.idempotent);
-  }
-
   /**
    * The effect happened but its result cannot be journaled: say so, visibly, on the run and in
    * the journal (a non-final audit_incomplete entry), and record the classified state so recovery
@@ -140,15 +122,7 @@ export class RecordResultsService {
           INSERT INTO runs (run_id, tenant, audit_incomplete, audit_incomplete_reason, updated_at)
           SELECT r, t, true, ${reason}, now() FROM unnest(${runs.map((i) => i.runId)}::text[], ${runs.map((i) => i.tenant)}::text[]) AS v(r, t)
           ON CONFLICT (run_id, tenant) DO UPDATE SET audit_incomplete = true, audit_incomplete_reason = EXCLUDED.audit_incomplete_reason, updated_at = now()`;
-        const results = ran.map((r) => ({ capabilityId: r.claimed.intent.capabilityId, state: r.result.effectBoundary, reasonCode: null }));
-        await this.effects.finishAuditIncomplete(tx, results);
-        await this.confirmations.finalize(tx, results.map((r) => r.capabilityId), results.map((r) => r.state));
-        const waiters = await this.dedupe.closeWaiters(tx, ran.map(holderOutcome));
-        await appendJournal(
-          tx,
-          [...ran.map((r) => auditIncompleteEntry(factsOf(r.claimed), r.result.effectBoundary, reason)), ...waiters],
-          this.config.topics.journal,
-        );
+        await appendJournal(tx, await this.closings.closeAuditIncomplete(tx, ran.map(closingOf), reason), this.config.topics.journal);
       }),
     );
   }

@@ -1,14 +1,13 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { appendJournal, toolResultEntry } from '@arvis/journal';
-import { ConfirmationStore, EffectStore, type LostEffect } from '@arvis/lifecycle';
+import { appendJournal } from '@arvis/journal';
+import { EffectStore, type LostEffect } from '@arvis/lifecycle';
 import { Database, type Tx } from '@arvis/persistence';
 import { JournalRollbackGuard, PeriodicTask, decisionFields } from '@arvis/runtime';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
-import { DeduplicateEffectsService } from '../deduplicate-effects/deduplicate-effects.service';
+import { CloseEffectsService } from '../close-effects/close-effects.service';
 import { storedFactsOf } from '../dispatch-intents/stored-facts';
 import { ReconcileEffectsService } from '../reconcile-effects/reconcile-effects.service';
 import { RedeliverIntentsService } from '../redeliver-intents/redeliver-intents.service';
-import { RequestRetriesService } from '../request-retries/request-retries.service';
 
 export interface RecoveryPass {
   unknown: number;
@@ -41,9 +40,7 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
     @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
     private readonly db: Database,
     private readonly effects: EffectStore,
-    private readonly confirmations: ConfirmationStore,
-    private readonly retries: RequestRetriesService,
-    private readonly dedupe: DeduplicateEffectsService,
+    private readonly closings: CloseEffectsService,
     private readonly redelivery: RedeliverIntentsService,
     private readonly reconciler: ReconcileEffectsService,
     private readonly rollback: JournalRollbackGuard,
@@ -79,19 +76,18 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
       const lost = await this.effects.lockLost(tx, BATCH);
       if (lost.length === 0) return 0;
       const verdicts = await this.reconciler.verdicts(lost, await takeBodyStartSlots(tx, lost));
-      await this.effects.closeLost(tx, verdicts.map((v) => v.effect));
       const facts = await storedFactsOf(tx, lost.map((l) => l.capabilityId));
-      await this.confirmations.finalize(tx, verdicts.map((v) => v.effect.capabilityId), verdicts.map((v) => v.effect.state));
-      const notRun = verdicts.filter((v) => v.effect.state === 'effect_not_started');
-      await this.retries.request(tx, notRun.map((v) => facts.get(v.effect.capabilityId)!));
-      const outcomes = verdicts.map((v) => ({ capabilityId: v.effect.capabilityId, decisionId: facts.get(v.effect.capabilityId)!.decisionId, result: v.result }));
-      const waiters = await this.dedupe.closeWaiters(tx, outcomes);
+      // Not known here which reserved a confirmation or hold a key: every statement runs.
+      const drafts = await this.closings.closeLost(
+        tx,
+        verdicts.map((v) => ({ facts: facts.get(v.effect.capabilityId)!, result: v.result, confirmationReserved: true, holdsKey: true })),
+      );
       // Off the hot path (only what recovery closes): one line per effect, with its ids.
       for (const v of verdicts) {
         const f = facts.get(v.effect.capabilityId)!;
         this.log.warn({ msg: 'effect closed by recovery', ...decisionFields(f), state: v.effect.state, reasonCode: v.effect.reasonCode ?? undefined });
       }
-      await appendJournal(tx, [...outcomes.map((o) => toolResultEntry(facts.get(o.capabilityId)!, o.result)), ...waiters], this.config.topics.journal);
+      await appendJournal(tx, drafts, this.config.topics.journal);
       return lost.length;
     });
   }

@@ -18,6 +18,7 @@ import { measureStep, type Step, type StepContext } from './run';
 import { measureScale } from './scale';
 import { variantEnv, type Variant } from './services';
 import { sameCounts, saturationPoint } from './stats';
+import { BrokerRequestCounter } from './work';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const T0 = Date.now();
@@ -122,10 +123,13 @@ async function main(argv: string[]): Promise<void> {
   const brokerPid = Number(readFileSync(join(env.KAFKA_DATA_DIR, 'run', 'kafka.pid'), 'utf8').trim());
   const dir = o.out ?? join(ROOT, 'bench', 'results', started.toISOString().replace(/[:.]/g, '-'));
   const ctx: StepContext = { brokers, brokerPid, basePort: 3501 + env.ARVIS_TEST_PORT_OFFSET, logDir: join(dir, 'logs'), load: o.load, cpuProf: o.cpuProf, say };
+  const jmx = BrokerRequestCounter.open(brokerPid, 3590 + env.ARVIS_TEST_PORT_OFFSET, join(ROOT, '.data', 'bench'));
+  if ('counter' in jmx) ctx.brokerRequests = jmx.counter;
   const base = { PATH: env.PATH, HOME: env.HOME, LOG_LEVEL: 'warn', KAFKA_BROKERS: env.KAFKA_BROKERS, DATABASE_URL: `postgresql://postgres@127.0.0.1:5432/arvis_${env.ARVIS_TEST_NAMESPACE}bench`.toLowerCase() };
   const builds = await Promise.all((await variants(o, env)).map(async (v) => ({ v, env: await variantEnv(v, base) })));
   const loadAverageAtStart = loadavg();
   const notes = [`Load average ${loadAverageAtStart.map((l) => l.toFixed(2)).join(' ')} at start: figures from a busy machine are not comparable with a quiet one's.`];
+  if ('error' in jmx) notes.push(`Broker requests not counted: ${jmx.error}`);
   const baselineFigures = await baselines(o, env, brokers);
   const variantResults = await measure(o, ctx, builds, notes);
   // The scale phase measures the working tree's build only.

@@ -33,6 +33,34 @@ function stepsTable(variants: VariantResult[]): string[] {
   return out;
 }
 
+/** The broker APIs shown by name; the others are summed as "other". */
+const NAMED_APIS = ['Produce', 'Fetch', 'OffsetCommit', 'Metadata', 'ListOffsets', 'Heartbeat', 'JoinGroup', 'SyncGroup', 'FindCoordinator'];
+
+/** Database writes and broker requests per decision, counted: comparable between builds even on a busy machine. */
+export function workTable(variants: VariantResult[]): string[] {
+  const head = ['step', 'build', 'commits', 'rows inserted', 'rows updated', 'HOT %', 'rows deleted', ...NAMED_APIS.map((a) => `${a} req`), 'other req', 'all req', 'broker KB in', 'broker KB out', 'records in'];
+  const out = [row(head), row(head.map(() => '---'))];
+  const steps = variants[0]?.steps ?? [];
+  let any = false;
+  steps.forEach((_, i) => {
+    for (const v of variants) {
+      const s = v.steps[i];
+      const w = s?.work;
+      if (!s || !w) continue;
+      any = true;
+      const d = w.database;
+      const r = w.brokerRequests;
+      const named = NAMED_APIS.map((api) => (r ? fmt(r[api] ?? 0, 2) : '–'));
+      // Meters (bytesIn, ...) start lower-case; requests by API are capitalised.
+      const all = r ? Object.entries(r).filter(([k]) => /^[A-Z]/.test(k)).reduce((x, [, y]) => x + y, 0) : null;
+      const other = r ? all! - NAMED_APIS.reduce((x, api) => x + (r[api] ?? 0), 0) : null;
+      const kb = (k: string) => (r ? fmt((r[k] ?? 0) / 1024, 2) : '–');
+      out.push(row([stepName(s), v.label, fmt(d?.commits, 2), fmt(d?.inserted, 2), fmt(d?.updated, 2), fmt(d?.hotPercent, 0), fmt(d?.deleted, 2), ...named, fmt(other, 2), fmt(all, 2), kb('bytesIn'), kb('bytesOut'), r ? fmt(r.messagesIn ?? 0, 2) : '–']));
+    }
+  });
+  return any ? out : [];
+}
+
 /** The figures a before/after reader looks at first, A and B side by side with B/A. */
 export function comparisonRows(a: VariantResult, b: VariantResult): { measure: string; a: number | null; b: number | null }[] {
   const rows: { measure: string; a: number | null; b: number | null }[] = [];
@@ -153,9 +181,19 @@ export function renderMarkdown(r: BenchResults): string {
     '',
     'CPU is ms of CPU time per decision over the step (relay: inside the authorizer and the dispatcher); busy % is the whole machine. Token-cache hit % is the authorizer\'s verified-token cache over the window (n/a: a build without it); final entries are read from the journal after the window.',
     '',
-    '## Summary',
-    '',
   ];
+  const work = workTable(r.variants);
+  if (work.length > 0) {
+    lines.push(
+      '## Work per decision',
+      '',
+      ...work,
+      '',
+      'Counted, per decision completed in the window: the step database\'s commits and row writes (pg_stat_database; HOT % of updates from pg_stat_user_tables; PostgreSQL publishes a backend\'s counts at most once a second, so up to about a second of work at either edge is misplaced) and the broker\'s requests by API, bytes in and out and records in (its JMX metrics; the bench\'s own producer and journal consumer are included, the same load for every build).',
+      '',
+    );
+  }
+  lines.push('## Summary', '');
   for (const v of r.variants) {
     const rss = Object.entries(v.peakRssMb).map(([app, mb]) => `${app} ${fmt(mb)} MB`).join(', ');
     lines.push(`- ${v.label} (${v.commit.slice(0, 12)}): saturation point ${v.saturation === null ? 'below the lowest step' : `${v.saturation}/s`}; peak RSS ${rss}; duplicate journal copies seen ${v.duplicatesOnJournalTopic}`);

@@ -1,4 +1,5 @@
 // The shape of one benchmark run, as written to results.json and rendered by report.ts.
+import type { WorkFigures } from './work';
 import type { TokenCacheFigures } from './metrics';
 import type { CpuFigures, IdleFigures } from './proc';
 import type { LatencySummary } from './stats';
@@ -24,6 +25,8 @@ export interface StepResult {
   finals?: Record<string, number>;
   /** What the load should end with: every decision exactly one final entry. */
   expectedFinals?: Record<string, number>;
+  /** Database writes and broker requests per decision over the window (absent in older results files). */
+  work?: WorkFigures;
 }
 
 /** The apps and the broker with no load, after a step's window (apps warm). */

@@ -13,6 +13,7 @@ import { cpuFigures, idleFigures, peakRssMb, sampleIdle, sampleWindow, type Role
 import { IDLE_SETTLE_MS, type IdleResult, type StepResult } from './results';
 import { freshStore, startApps, type Variant } from './services';
 import { achievedRate, summarize } from './stats';
+import { databaseCounts, workFigures, type BrokerRequestCounter, type WorkSample } from './work';
 
 /** Decisions sent and awaited before each measured window: connections, JIT and pools warm. */
 export const WARMUP_DECISIONS = 200;
@@ -28,6 +29,8 @@ export interface StepContext {
   cpuProf?: boolean;
   load: LoadKind;
   say: (line: string) => void;
+  /** The broker's request counts (JMX), when they could be reached. */
+  brokerRequests?: BrokerRequestCounter;
 }
 
 export interface StepOutcome {
@@ -66,6 +69,11 @@ export async function finalEntries(databaseUrl: string, tag: string): Promise<Re
   }
 }
 
+async function sampleWork(ctx: StepContext, databaseUrl: string): Promise<WorkSample> {
+  const [database, brokerRequests] = await Promise.all([databaseCounts(databaseUrl), ctx.brokerRequests?.sample() ?? Promise.resolve(null)]);
+  return { database, brokerRequests };
+}
+
 /** CPU % of a core and wake-ups/s of the apps and the broker over `seconds` with no load. */
 async function idlePhase(roles: { name: string; pid: number }[], seconds: number, say: (line: string) => void): Promise<IdleResult> {
   await new Promise((r) => setTimeout(r, IDLE_SETTLE_MS));
@@ -86,7 +94,7 @@ export async function deleteTopics(brokers: string[], prefix: string): Promise<v
   }
 }
 
-type Measured = Pick<StepResult, 'cpu' | 'tokenCache' | 'finals'>;
+type Measured = Pick<StepResult, 'cpu' | 'tokenCache' | 'finals' | 'work'>;
 
 function result(step: Step, sent: SentLoad, probe: LatencyProbe, windowMs: number, measured: Measured, load: LoadKind): StepResult {
   const m = probe.measure(sent.ids);
@@ -134,6 +142,7 @@ export async function measureStep(ctx: StepContext, v: Variant, baseEnv: Record<
       { name: 'producer', pid: process.pid },
     ];
     const cacheA = await readCacheCounts(ctx.basePort);
+    const workA = await sampleWork(ctx, env.DATABASE_URL);
     const a = sampleWindow(roles);
     const t0 = performance.now();
     const tag = `m${index}`;
@@ -143,8 +152,9 @@ export async function measureStep(ctx: StepContext, v: Variant, baseEnv: Record<
     const windowMs = performance.now() - t0;
     const tokenCache = cacheWindow(cacheA, await readCacheCounts(ctx.basePort));
     const completed = sent.ids.length - missing;
+    const work = workFigures(workA, await sampleWork(ctx, env.DATABASE_URL), completed);
     const finals = await finalEntries(env.DATABASE_URL, tag);
-    const measured = { cpu: cpuFigures(a, b, completed), tokenCache, finals };
+    const measured = { cpu: cpuFigures(a, b, completed), tokenCache, finals, work };
     const out: StepOutcome = { result: result(step, sent, probe, windowMs, measured, ctx.load), peakRssMb: {}, duplicates: probe.duplicates, missing };
     if (idleSeconds > 0) {
       // The bench's own consumer and producer go first: the broker then serves the apps alone.

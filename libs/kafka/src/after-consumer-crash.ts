@@ -1,4 +1,3 @@
-import { isTransientFault } from './transient-fault';
 
 /** What the transport does once kafkajs's consumer has crashed. */
 export type AfterCrash = 'nothing' | 'rejoin' | 'fatal';
@@ -22,9 +21,9 @@ function names(error: unknown): string[] {
  * (ADR 0018): the transport rejoins the group itself. Anything else stopping the consumer for good
  * is fatal: the process exits loudly rather than spin.
  */
-export function afterConsumerCrash(error: unknown, kafkajsRestarts: boolean, closing: boolean): AfterCrash {
+export function afterConsumerCrash(error: unknown, kafkajsRestarts: boolean, closing: boolean, isTransient: (error: unknown) => boolean): AfterCrash {
   // kafkajs restarts it itself; or we are stopping it.
   if (kafkajsRestarts || closing) return 'nothing';
-  if (names(error).some((n) => BROKER_NOT_READY.has(n)) || isTransientFault(error)) return 'rejoin';
+  if (names(error).some((n) => BROKER_NOT_READY.has(n)) || isTransient(error)) return 'rejoin';
   return 'fatal';
 }

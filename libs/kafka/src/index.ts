@@ -15,7 +15,7 @@ export {
 } from './kafka-client';
 export { isolatedPattern, KafkaBatchTransport, type KafkaBatch, type KafkaBatchTransportOptions } from './kafka-batch.transport';
 export { settleSlice, SettleStopped, type IsolatedMessage, type SettleOptions } from './settle-slice';
-export { isTransientFault, retryWhileTransient } from './transient-fault';
+export { isBrokerFault, isBrokerFaultShape } from './broker-fault';
 export { readTopic, type ReadRecord, type ReadTopicOptions } from './read-topic';
 export { ensureTopics, type TopicPlan } from './topics';
 export { PassErrorsToTransport } from './pass-errors-to-transport.filter';

@@ -10,7 +10,7 @@ import { createKafka, KafkaPublisher, toInboundHeaders, type InboundMessage, typ
 import { settleSlice, SettleStopped, type IsolatedMessage } from './settle-slice';
 import { SliceSizer } from './slice-sizer';
 import { TurnKeeper } from './turn-keeper';
-import { isTransientFault } from './transient-fault';
+import { isBrokerFault } from './broker-fault';
 import { afterConsumerCrash } from './after-consumer-crash';
 
 /** What an @EventPattern handler receives: a slice of one partition's batch, in offset order. */
@@ -30,7 +30,7 @@ export interface KafkaBatchTransportOptions {
   onFatal: (error: Error) => void;
   /** How much of an isolated message's raw bytes its DLQ record keeps. */
   dlqMaxRawBytes: number;
-  /** Which handler failures to wait out (default: database or broker unavailable). */
+  /** Which handler failures to wait out (default: the broker's only; the runtime passes its isTransientFault, database faults too). */
   isTransient?: (error: unknown) => boolean;
   /** Where the default isolation sends a message's DLQ record (default: `<topic>.dlq`). */
   deadLetterTopic?: (sourceTopic: string) => string;
@@ -129,7 +129,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     await this.connectUntilReachable();
     this.consumer.on(this.consumer.events.CRASH, (event) => {
       const { error, restart } = event.payload as { error: Error; restart: boolean };
-      const next = afterConsumerCrash(error, restart, this.closing);
+      const next = afterConsumerCrash(error, restart, this.closing, (e) => this.isTransient(e));
       if (next === 'fatal') this.options.onFatal(error);
       if (next === 'rejoin') void this.rejoin(error);
     });
@@ -160,7 +160,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
         return;
       } catch (e) {
         cause = e as Error;
-        if (afterConsumerCrash(e, false, this.closing) === 'fatal') {
+        if (afterConsumerCrash(e, false, this.closing, (x) => this.isTransient(x)) === 'fatal') {
           this.options.onFatal(cause);
           return;
         }
@@ -328,7 +328,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       this.warnedOpaque = true;
       return true;
     }
-    return (this.options.isTransient ?? isTransientFault)(e);
+    return (this.options.isTransient ?? isBrokerFault)(e);
   }
 
   private async invoke(handler: MessageHandlerFn, data: unknown): Promise<void> {

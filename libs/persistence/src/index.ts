@@ -6,7 +6,7 @@ export { applyToolMigrations, type MigratingPackage, type ToolMigrationReport } 
 // Types only: a value export would load the Prisma client in every process (ADR 0051).
 export type { Prisma } from './generated/prisma/client';
 export { insertRows, unnestOf, type ColumnMap, type PgArrayType } from './insert-rows';
-export { handlePoolErrors, handleClientErrors, isDatabaseUnavailable, untilDatabaseAnswers } from './pg-errors';
+export { databaseFaultOf, handlePoolErrors, handleClientErrors, isDatabaseUnavailable, untilDatabaseAnswers, type DatabaseFault } from './pg-errors';
 export { PersistenceModule } from './persistence.module';
 export {
   applyDatabaseRoles,

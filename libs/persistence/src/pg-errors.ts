@@ -33,17 +33,71 @@ export function handleClientErrors<C extends Client>(client: C, what: string, wa
   return client;
 }
 
-// SQLSTATE classes: connection exception, insufficient resources, operator intervention (the
-// server shutting down, starting up, or not accepting connections now); and the database missing.
+/**
+ * What kind of database fault an error is, judged by the codes node-postgres, Prisma and its
+ * driver adapter attach to the one error given (not its causes; callers walk the chain):
+ * - unavailable: the database is not there right now (restart, failover, shutting down, missing,
+ *   no connection slot, a transaction it was too slow to start);
+ * - contention: the statement lost to another (serialization failure, deadlock, lock timeout);
+ * - environment: the deployment is wrong (authentication, access, tables not migrated).
+ * Null: the statement itself failed, and will every time. The one classifier of database faults:
+ * the transport's transient-fault check and the start-up wait both use it.
+ */
+export type DatabaseFault = 'unavailable' | 'contention' | 'environment';
+
+// SQLSTATE classes: connection exception, insufficient resources, operator intervention.
 const UNAVAILABLE_CLASSES = ['08', '53', '57P'];
-const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
-const UNAVAILABLE_MESSAGES = [/^Connection terminated/, /timeout exceeded when trying to connect/, /is not currently accepting connections/];
+const SQLSTATES: ReadonlyMap<string, DatabaseFault> = new Map([
+  ['3D000', 'unavailable'], // database does not exist (yet: created by the migrations)
+  ['40001', 'contention'],
+  ['40P01', 'contention'],
+  ['55P03', 'contention'],
+  ['28000', 'environment'],
+  ['28P01', 'environment'],
+  ['42P01', 'environment'],
+]);
+const ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+// Prisma: cannot reach / timed out / database missing / timeout / closed / pool timeout /
+// transaction API (could not start in time) / too many connections; write conflict or deadlock;
+// authentication failed, access denied.
+const PRISMA_CODES: ReadonlyMap<string, DatabaseFault> = new Map([
+  ...['P1001', 'P1002', 'P1003', 'P1008', 'P1017', 'P2024', 'P2028', 'P2037'].map((c) => [c, 'unavailable'] as const),
+  ['P2034', 'contention'],
+  ['P1000', 'environment'],
+  ['P1010', 'environment'],
+]);
+// Prisma driver-adapter error kinds (@prisma/adapter-pg).
+const ADAPTER_KINDS: ReadonlyMap<string, DatabaseFault> = new Map([
+  ...['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'DatabaseDoesNotExist', 'TlsConnectionError'].map((k) => [k, 'unavailable'] as const),
+  ['TransactionWriteConflict', 'contention'],
+  ...['DatabaseAccessDenied', 'AuthenticationFailed', 'TableDoesNotExist'].map((k) => [k, 'environment'] as const),
+]);
+// node-postgres raises these as plain Errors without a code.
+const UNAVAILABLE_MESSAGES = [/^Connection terminated/, /timeout exceeded when trying to connect/, /Client has encountered a connection error/, /Can't reach database server/, /is not currently accepting connections/];
+
+export function databaseFaultOf(e: unknown): DatabaseFault | null {
+  if (e === null || typeof e !== 'object') return null;
+  const { code, kind, name, message } = e as { code?: unknown; kind?: unknown; name?: unknown; message?: unknown };
+  if (typeof code === 'string') {
+    if (/^[0-9A-Z]{5}$/.test(code)) {
+      const known = SQLSTATES.get(code);
+      if (known) return known;
+      if (UNAVAILABLE_CLASSES.some((c) => code.startsWith(c))) return 'unavailable';
+    }
+    if (ERRNOS.has(code)) return 'unavailable';
+    const prisma = PRISMA_CODES.get(code);
+    if (prisma) return prisma;
+  }
+  if (typeof kind === 'string' && ADAPTER_KINDS.has(kind)) return ADAPTER_KINDS.get(kind)!;
+  // Prisma could not start; a transaction past DATABASE_TX_TIMEOUT_MS (a database too slow to answer).
+  if (name === 'PrismaClientInitializationError' || name === 'TransactionTimeoutError') return 'unavailable';
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((re) => re.test(message))) return 'unavailable';
+  return null;
+}
 
 /** Whether a statement failed because the database is not there right now (restart, failover), not because of the statement. */
 export function isDatabaseUnavailable(e: unknown): boolean {
-  const { code, message } = (e ?? {}) as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && (UNAVAILABLE_ERRNOS.has(code) || code === '3D000' || UNAVAILABLE_CLASSES.some((c) => code.startsWith(c)))) return true;
-  return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((re) => re.test(message));
+  return databaseFaultOf(e) === 'unavailable';
 }
 
 /**

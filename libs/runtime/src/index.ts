@@ -11,3 +11,4 @@ export { byAddress, byCredentialOrAddress, RateLimitGuard } from './rate-limit.g
 export { describeVerdict, JournalRollbackGuard } from './journal-rollback-guard';
 export { JOURNAL_HEAD_READER_GROUP_PREFIX } from './journal-head-group';
 export { scrapeSnapshot, SCRAPE_SNAPSHOT_MS } from './scrape-snapshot';
+export { isTransientFault, retryWhileTransient } from './transient-fault';

@@ -10,6 +10,7 @@ import { portGate, securityHeaders } from './http-surface';
 import { PinoLogger, type LogFormat } from './pino-logger';
 import { ServiceRuntime } from './service-runtime';
 import { describeVerdict, JournalRollbackGuard } from './journal-rollback-guard';
+import { isTransientFault } from './transient-fault';
 
 export interface RunServiceOptions<C> {
   service: string;
@@ -99,6 +100,7 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
         topics,
         maxSliceSize: opts.maxSliceSize(config),
         dlqMaxRawBytes: opts.dlqMaxRawBytes(config),
+        isTransient: isTransientFault,
         // No slice is handled while the database is behind the journal topic (ADR 0055).
         gate: guard,
         onFatal: (error) => {

@@ -1,9 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { appendJournal, lateToolResultEntry } from '@arvis/journal';
 import { EffectStore } from '@arvis/lifecycle';
-import { retryWhileTransient } from '@arvis/kafka';
 import { Database, type Tx } from '@arvis/persistence';
-import { someIds } from '@arvis/runtime';
+import { retryWhileTransient, someIds } from '@arvis/runtime';
 import type { Classified } from '../classify-result/classify-result';
 import { CloseEffectsService, type EffectClosing } from '../close-effects/close-effects.service';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';

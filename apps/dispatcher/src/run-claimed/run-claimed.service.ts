@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EffectStore } from '@arvis/lifecycle';
-import { retryWhileTransient } from '@arvis/kafka';
 import { Database } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import { Tracing, traceIdOf } from '@arvis/tracing';
@@ -11,7 +10,7 @@ import { RecordResultsService } from '../record-results/record-results.service';
 import { issueConsumptionProof } from '../run-tool/consumption-proof';
 import { RunToolService } from '../run-tool/run-tool.service';
 import { startDeadlineMs } from './start-deadline';
-import { decisionFields } from '@arvis/runtime';
+import { decisionFields, retryWhileTransient } from '@arvis/runtime';
 
 /**
  * Runs a slice's claimed intents a group at a time (the tool concurrency): each group is marked

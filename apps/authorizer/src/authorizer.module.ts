@@ -9,6 +9,7 @@ import { AdmitDecisionService } from './admit-decision/admit-decision.service';
 import { ApproveConfirmationService } from './approve-confirmation/approve-confirmation.service';
 import { ListConfirmationsService } from './list-confirmations/list-confirmations.service';
 import { ListVerdictsService } from './list-verdicts/list-verdicts.service';
+import { ApproverWebhookRelay } from './notify-approvers/approver-webhook.relay';
 import { ApproverGuard } from './approve-confirmation/approver.guard';
 import { BearerTokenService } from './authenticate-bearer/bearer-token.service';
 import { ConfirmationsController } from './approve-confirmation/confirmations.controller';
@@ -67,6 +68,7 @@ export class AuthorizerModule {
         ApproveConfirmationService,
         ListConfirmationsService,
         ListVerdictsService,
+        ApproverWebhookRelay,
         BearerTokenService,
         ApproverGuard,
         ResumeConfirmationsService,

@@ -81,6 +81,8 @@ describe('the approver console in a browser', () => {
     expect(await shown.textContent()).toContain('reversible false');
     await page.screenshot({ path: join(OUT, '1-parked-transfer.png'), fullPage: true });
 
+    // ledger.transfer is declared irreversible: it is approved only with its name typed (ADR 0069).
+    await shown.locator('input.typed-confirmation').fill('ledger.transfer');
     await shown.locator('button.approve').click();
     await page.locator('#verdicts li', { hasText: 'approved' }).waitFor();
     // The transfer runs (the resume worker, then the dispatcher); its final entry reaches the page.

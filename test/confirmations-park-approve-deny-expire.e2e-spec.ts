@@ -28,10 +28,11 @@ describe('confirmations', () => {
     await stack?.stop();
   });
 
-  const api = async (method: 'GET' | 'POST', path: string, token?: string) => {
+  const api = async (method: 'GET' | 'POST', path: string, token?: string, body?: unknown) => {
     const res = await fetch(`http://127.0.0.1:${authorizer.apiPort}${path}`, {
       method,
-      headers: token ? { authorization: `Bearer ${token}` } : {},
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
     });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> & Record<string, unknown>[] };
   };
@@ -84,6 +85,10 @@ describe('confirmations', () => {
       tool: 'ledger.transfer',
       labels: { provider: null, dataEgress: false, dataClass: 'financial', reversible: false },
       riskScore: 0.2,
+      // The demo's money hint beside the exact amount; an irreversible tool; nothing earlier in the run (ADR 0069).
+      display: [{ field: 'amountMinor', kind: 'money', exact: '12500', shown: 'EUR 125.00 (2 minor units)', problem: null }],
+      typedConfirmation: 'ledger.transfer',
+      earlier: [],
       payload: d.payload,
       payloadCanonical: expect.stringContaining('"amountMinor":12500'),
       payloadSha256: stored.payload_sha256,
@@ -127,7 +132,10 @@ describe('confirmations', () => {
     const both = [(await confirmationOf(denied.decisionId)).confirmation_id, (await confirmationOf(ignored.decisionId)).confirmation_id];
     expect([first.length, second.length]).toEqual([1, 1]);
     expect([first[0].confirmationId, second[0].confirmationId].sort()).toEqual([...both].sort());
-    expect((await api('POST', `/confirmations/${(await confirmationOf(denied.decisionId)).confirmation_id}/deny`, carol)).status).toBe(200);
+    const deniedId = (await confirmationOf(denied.decisionId)).confirmation_id;
+    // A comment is one line (ADR 0069): a line break is refused and nothing is decided.
+    expect((await api('POST', `/confirmations/${deniedId}/deny`, carol, { comment: 'no\nway' })).status).toBe(400);
+    expect((await api('POST', `/confirmations/${deniedId}/deny`, carol, { comment: 'not this quarter' })).status).toBe(200);
 
     await h.waitUntil('both to end', async () => (await h.finalRows([denied.decisionId, ignored.decisionId])).length === 2, 30_000);
     const rows = new Map((await h.finalRows([denied.decisionId, ignored.decisionId])).map((r) => [r.decision_id, r]));
@@ -135,7 +143,7 @@ describe('confirmations', () => {
     expect([rows.get(ignored.decisionId)?.kind, rows.get(ignored.decisionId)?.reason_code]).toEqual(['authorization_refusal', 'confirmation_expired']);
     expect(await verdicts(denied.decisionId)).toEqual([
       ['confirmation_pending', 'confirmation_required', null],
-      ['confirmation_denied', 'confirmation_denied', { issuer: stack.env.issuer.issuer, subject: 'carol' }],
+      ['confirmation_denied', 'confirmation_denied', { issuer: stack.env.issuer.issuer, subject: 'carol', comment: 'not this quarter' }],
       ['authorization_refusal', 'confirmation_denied', null],
     ]);
     // An expiry is nobody's verdict: no entry names an approver.

@@ -8,6 +8,8 @@ import { assembleTools, describeTools, ToolCatalog, type ToolPackage, type ToolS
 import { AdmitDecisionService } from './admit-decision/admit-decision.service';
 import { ApproveConfirmationService } from './approve-confirmation/approve-confirmation.service';
 import { ListConfirmationsService } from './list-confirmations/list-confirmations.service';
+import { ListVerdictsService } from './list-verdicts/list-verdicts.service';
+import { ApproverWebhookRelay } from './notify-approvers/approver-webhook.relay';
 import { ApproverGuard } from './approve-confirmation/approver.guard';
 import { BearerTokenService } from './authenticate-bearer/bearer-token.service';
 import { ConfirmationsController } from './approve-confirmation/confirmations.controller';
@@ -65,6 +67,8 @@ export class AuthorizerModule {
         SubmitRetriesService,
         ApproveConfirmationService,
         ListConfirmationsService,
+        ListVerdictsService,
+        ApproverWebhookRelay,
         BearerTokenService,
         ApproverGuard,
         ResumeConfirmationsService,

@@ -88,7 +88,8 @@ const resolvedNotStarted: JournalEntryDraft = { ...resolvedCompleted, effectBoun
 const lateCompleted: JournalEntryDraft = { ...completed, kind: 'late_tool_result' };
 const lateTimeout: JournalEntryDraft = { ...failed, kind: 'late_tool_result', effectBoundary: 'effect_state_unknown', reasonCode: 'tool_timeout', error: { code: 'tool_timeout', message: 'no answer' } };
 
-const valid = { completed, failed, authRefusal, admissionRefusal, pending, auditIncomplete, approved, denied, revoked, resolvedCompleted, resolvedNotStarted, lateCompleted, lateTimeout };
+const commented: JournalEntryDraft = { ...denied, approver: { ...approver, comment: 'wrong account: acc-2 is closed · geschlossen' } };
+const valid = { completed, failed, authRefusal, admissionRefusal, pending, auditIncomplete, approved, denied, commented, revoked, resolvedCompleted, resolvedNotStarted, lateCompleted, lateTimeout };
 
 const violations: Array<[string, Record<string, unknown>]> = [
   ['tool_result success outside effect_completed', { ...completed, effectBoundary: 'effect_failed' }],
@@ -109,6 +110,9 @@ const violations: Array<[string, Record<string, unknown>]> = [
   ['audit_incomplete with another reasonCode', { ...auditIncomplete, reasonCode: 'tool_timeout' }],
   ['audit_incomplete without reasonCode', { ...auditIncomplete, reasonCode: undefined }],
   ['confirmation_approved without its approver', { ...approved, approver: undefined }],
+  ['a comment with a line break', { ...approved, approver: { ...approver, comment: 'ok\nthen' } }],
+  ['a comment over 500 characters', { ...approved, approver: { ...approver, comment: 'x'.repeat(501) } }],
+  ['an operator with a comment', { ...revoked, operator: { issuer: 'https://idp.example', subject: 'op', comment: 'x' } }],
   ['confirmation_approved with an approver lacking the issuer', { ...approved, approver: { subject: 'carol' } }],
   ['confirmation_approved past effect_not_started', { ...approved, effectBoundary: 'effect_completed' }],
   ['confirmation_approved as a success', { ...approved, success: true }],

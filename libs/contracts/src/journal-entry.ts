@@ -11,12 +11,22 @@ export const JournalErrorSchema = z.strictObject({
 });
 export type JournalError = z.infer<typeof JournalErrorSchema>;
 
-/** Who decided a confirmation: the verified token's issuer (`iss`) and subject (`sub`). */
-export const JournalApproverSchema = z.strictObject({ issuer: Identifier, subject: Identifier });
+/** An approver's comment on a verdict (contracts v7, ADR 0069): one line of text, at most 500 characters. */
+export const ApproverComment = z
+  .string()
+  .min(1)
+  .max(500)
+  .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, 'must not contain control characters');
+
+/**
+ * Who decided a confirmation: the verified token's issuer (`iss`) and subject (`sub`), and the
+ * comment they gave with the verdict, if any.
+ */
+export const JournalApproverSchema = z.strictObject({ issuer: Identifier, subject: Identifier, comment: ApproverComment.optional() });
 export type JournalApprover = z.infer<typeof JournalApproverSchema>;
 
 /** Who acted through the admin API: the verified token's issuer (`iss`) and subject (`sub`). */
-export const JournalOperatorSchema = JournalApproverSchema; // the same principal shape, (issuer, subject)
+export const JournalOperatorSchema = z.strictObject({ issuer: Identifier, subject: Identifier });
 export type JournalOperator = z.infer<typeof JournalOperatorSchema>;
 
 /** What an operator did (ADR 0036). */

@@ -45,7 +45,7 @@ describe('reason codes', () => {
   });
 
   it('pins the contract versions', () => {
-    expect(REASON_CODES_VERSION).toBe(8);
+    expect(REASON_CODES_VERSION).toBe(9);
     expect(SPEC_VERSION).toBe(1);
   });
 });

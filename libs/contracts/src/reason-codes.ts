@@ -17,7 +17,8 @@ export const SPEC_VERSION = 1 as const;
 // entries with one decisionId, of two tenants; a reader keys a decision by (tenant, decisionId); no new code.
 // v8: the journal is in chains (ADR 0062): journalSeq is gap-free within its chain, so a reader keys
 // an entry by (chain, journalSeq) and checks each chain apart; shapes unchanged; no new code.
-export const REASON_CODES_VERSION = 8 as const;
+// v9: an approver's verdict may carry `approver.comment` (ADR 0069); no new code.
+export const REASON_CODES_VERSION = 9 as const;
 
 export const ReasonCode = z.enum([
   'malformed_message',

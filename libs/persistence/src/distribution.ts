@@ -33,6 +33,8 @@ export const DISTRIBUTION: Readonly<Record<string, Placement>> = {
   retries: byTenant,
   consent_grants: byTenant,
   egress_policies: byTenant,
+  // A confirmation's webhook notifications (ADR 0070).
+  approver_notifications: byTenant,
   // A chain's entries with the head row whose lock orders them (ADR 0062), its checkpoints and
   // its retention horizon.
   journal: byChain,

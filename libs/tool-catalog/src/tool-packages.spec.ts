@@ -81,4 +81,13 @@ describe('tool packages', () => {
     expect(set.catalog.manifest()).toMatchObject({ tools: [{ name: 'f.x', inputSchema: { type: 'object', title: 'foreign' } }] });
     expect(set.catalog.fingerprint).not.toBe(assembleTools([pkg('p', 'f.x')]).catalog.fingerprint);
   });
+
+  it('keeps the catalog fingerprint when only display hints change, and refuses a malformed hint (ADR 0069)', () => {
+    const hinted = (display: unknown) => ({ name: 'p', version: '1', tools: [{ ...tool('f.x'), display } as never] });
+    const plain = assembleTools([pkg('p', 'f.x')]).catalog.fingerprint;
+    expect(assembleTools([hinted({ text: { kind: 'enum', labels: { a: 'A' } } })]).catalog.fingerprint).toBe(plain);
+    expect(assembleTools([hinted({ text: { kind: 'timestamp', unit: 'ms' } })]).catalog.fingerprint).toBe(plain);
+    expect(problemsOf(() => assembleTools([hinted({ text: { kind: 'money' } })]))).toEqual([expect.stringContaining('a money hint names its currency or the field holding it')]);
+    expect(problemsOf(() => assembleTools([hinted({ text: { kind: 'colour' } })])).length).toBe(1);
+  });
 });

@@ -42,6 +42,17 @@ const ToolShape = z.object({
     dataClass: z.string().min(1),
     requiredConsent: z.string().min(1).nullable(),
   }),
+  display: z
+    .record(
+      z.string().min(1),
+      z.discriminatedUnion('kind', [
+        z.strictObject({ kind: z.literal('money'), currency: z.string().regex(/^[A-Z]{3}$/).optional(), currencyField: z.string().min(1).optional(), minorUnits: z.number().int().min(0).max(8).optional() })
+          .refine((h) => (h.currency === undefined) !== (h.currencyField === undefined), 'a money hint names its currency or the field holding it, one of the two'),
+        z.strictObject({ kind: z.literal('timestamp'), unit: z.enum(['rfc3339', 'ms', 's']).optional() }),
+        z.strictObject({ kind: z.literal('enum'), labels: z.record(z.string(), z.string().min(1).max(200)) }),
+      ]),
+    )
+    .optional(),
   execute: fn('execute'),
   reconcile: fn('reconcile').optional(),
 });

@@ -3,6 +3,8 @@ export {
   crossesTrustBoundary,
   type ToolSpec,
   type ToolManifest,
+  type ToolDisplayHint,
+  type ToolDisplayHints,
   type ToolDefinition,
   type ToolInvocation,
   type ToolEffectContext,

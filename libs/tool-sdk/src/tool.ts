@@ -2,7 +2,8 @@ import type { z } from 'zod';
 
 /**
  * What a tool declares. The authorizer's policy and the dispatcher's runner read only this, and
- * the catalog's fingerprint covers every field (schemas as JSON Schema).
+ * the catalog's fingerprint covers every field (schemas as JSON Schema) except `display`, which
+ * changes only how an approver is shown a payload, never what runs (ADR 0069).
  */
 export interface ToolSpec<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   readonly name: string;
@@ -25,7 +26,26 @@ export interface ToolSpec<I extends z.ZodType = z.ZodType, O extends z.ZodType =
   readonly auditRequired: boolean;
   readonly reversible: boolean;
   readonly manifest: ToolManifest;
+  /**
+   * Optional display hints for the approver console, keyed by a top-level input field: the
+   * console renders each beside the exact value that will run (ADR 0069).
+   */
+  readonly display?: ToolDisplayHints;
 }
+
+/**
+ * How an approver is shown one input field, beside its exact value:
+ * - `money`: an integer amount in minor units, with its currency either fixed (`currency`) or read
+ *   from another input field (`currencyField`), and the currency's minor units (`minorUnits`,
+ *   default: the ISO 4217 exponent as the runtime's Intl knows it, else 2);
+ * - `timestamp`: an RFC 3339 string, or epoch milliseconds / seconds (`unit`), shown as UTC;
+ * - `enum`: a label for each value the field may take.
+ */
+export type ToolDisplayHint =
+  | { readonly kind: 'money'; readonly currency?: string; readonly currencyField?: string; readonly minorUnits?: number }
+  | { readonly kind: 'timestamp'; readonly unit?: 'rfc3339' | 'ms' | 's' }
+  | { readonly kind: 'enum'; readonly labels: Readonly<Record<string, string>> };
+export type ToolDisplayHints = Readonly<Record<string, ToolDisplayHint>>;
 
 export interface ToolManifest {
   /** null for a sovereign tool; a provider name means the effect crosses a trust boundary. */
@@ -121,7 +141,8 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
  * copy of zod 4.
  */
 export function defineTool<I extends z.ZodType, O extends z.ZodType>(definition: ToolDefinition<I, O>): ToolDefinition<I, O> {
-  return Object.freeze({ ...definition, manifest: Object.freeze({ ...definition.manifest }) });
+  const display = definition.display ? Object.freeze({ ...definition.display }) : undefined;
+  return Object.freeze({ ...definition, manifest: Object.freeze({ ...definition.manifest }), ...(display ? { display } : {}) });
 }
 
 export const crossesTrustBoundary = (spec: Pick<ToolSpec, 'manifest'>): boolean => spec.manifest.provider !== null;

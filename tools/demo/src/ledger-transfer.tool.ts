@@ -25,6 +25,8 @@ export const ledgerTransfer = defineTool({
   auditRequired: true,
   reversible: false,
   manifest: { provider: null, dataEgress: false, dataClass: 'financial', requiredConsent: null },
+  // How the console shows it (ADR 0069): 1250000 with EUR is EUR 12,500.00, beside the 1250000 that runs.
+  display: { amountMinor: { kind: 'money', currencyField: 'currency' } },
   async execute({ input, effectContext, idempotencyKey, capabilityId, db }) {
     const inserted = await db.query<{ id: string }>(
       `INSERT INTO ledger_transfers (idempotency_key, capability_id, tenant, from_account, to_account, amount_minor, currency)

@@ -1,11 +1,13 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, HttpStatus, Inject, Param, Post, Req, Res, Sse, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, HttpStatus, Inject, Param, Post, Query, Req, Res, Sse, UseGuards } from '@nestjs/common';
 import { SkipThrottle } from '@nestjs/throttler';
 import type { Observable } from 'rxjs';
 import { z } from 'zod';
 import { ApiError, RateLimitGuard } from '@arvis/runtime';
 import { ApproveConfirmationService } from '../approve-confirmation/approve-confirmation.service';
-import { decideOrThrow } from '../approve-confirmation/confirmations.controller';
+import { decideOrThrow, verdictBodyOf } from '../approve-confirmation/confirmations.controller';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
+import { parseHistoryQuery } from '../list-verdicts/history-query';
+import { ListVerdictsService } from '../list-verdicts/list-verdicts.service';
 import { CONSOLE_CSS, CONSOLE_JS, consoleHtml } from './console-page';
 import { ConsoleEventsService, type ConsoleEvent } from './console-events.service';
 import { ConsoleSessionGuard, type ConsoleRequest } from './console-session.guard';
@@ -38,12 +40,23 @@ export class ConsoleController {
     private readonly events: ConsoleEventsService,
     private readonly confirmations: ApproveConfirmationService,
     private readonly guard: ConsoleSessionGuard,
+    private readonly verdicts: ListVerdictsService,
   ) {}
 
+  /**
+   * The page. Its links are relative to its own URL, so it works under any path prefix a proxy
+   * puts in front (ADR 0069); `/console/` is sent to `../console`, where they resolve.
+   */
   @Get()
-  @Header('Content-Type', 'text/html; charset=utf-8')
   @Header('Cache-Control', 'no-store')
-  page(): string {
+  page(@Req() req: { originalUrl?: string; url: string }, @Res({ passthrough: true }) res: CookieResponse & { status(code: number): unknown }): string {
+    const path = (req.originalUrl ?? req.url).split('?', 1)[0];
+    if (path.endsWith('/')) {
+      res.status(308);
+      res.setHeader('Location', '../console');
+      return '';
+    }
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
     return consoleHtml(this.config.console.devSignIn !== null);
   }
 
@@ -100,15 +113,26 @@ export class ConsoleController {
   @Post('confirmations/:id/approve')
   @HttpCode(200)
   @UseGuards(ConsoleSessionGuard)
-  approve(@Param('id') id: string, @Req() req: ConsoleRequest) {
-    return decideOrThrow(this.confirmations, id, req.session!.approver, 'approved');
+  approve(@Param('id') id: string, @Req() req: ConsoleRequest, @Body() body: unknown) {
+    const { comment, typed } = verdictBodyOf(body);
+    return decideOrThrow(this.confirmations, id, req.session!.approver, 'approved', { comment, typedConfirmation: { required: true, typed } });
   }
 
   @Post('confirmations/:id/deny')
   @HttpCode(200)
   @UseGuards(ConsoleSessionGuard)
-  deny(@Param('id') id: string, @Req() req: ConsoleRequest) {
-    return decideOrThrow(this.confirmations, id, req.session!.approver, 'denied');
+  deny(@Param('id') id: string, @Req() req: ConsoleRequest, @Body() body: unknown) {
+    return decideOrThrow(this.confirmations, id, req.session!.approver, 'denied', { comment: verdictBodyOf(body).comment });
+  }
+
+  /** Confirmations no longer waiting, newest first, filtered and paged (ADR 0069). */
+  @Get('history')
+  @Header('Cache-Control', 'no-store')
+  @UseGuards(ConsoleSessionGuard)
+  history(@Req() req: ConsoleRequest, @Query() query: Record<string, unknown>) {
+    const parsed = parseHistoryQuery(query);
+    if (!parsed.ok) throw new ApiError(HttpStatus.BAD_REQUEST, 'bad_request', { message: parsed.message });
+    return this.verdicts.page(req.session!.approver.tenant, parsed.query);
   }
 
   @Sse('events')

@@ -1,19 +1,19 @@
 import { cookieValue, sessionCookie } from './cookies';
 
 describe('the console session cookie', () => {
-  it('is HttpOnly, SameSite=Strict, __Host- prefixed with Path=/ where Secure, scoped to /console where not, and lives until the session ends', () => {
+  it('is HttpOnly, SameSite=Strict, __Host- prefixed with Path=/ where Secure, scoped to the path it was set from where not, and lives until the session ends', () => {
     const now = new Date('2026-12-02T10:00:00Z');
     expect(sessionCookie('abc_-1', { secure: true, expiresAt: new Date('2026-12-02T10:15:00Z'), now })).toBe(
       '__Host-arvis_console=abc_-1; Path=/; Max-Age=900; HttpOnly; SameSite=Strict; Secure',
     );
     expect(sessionCookie('abc', { secure: false, expiresAt: new Date('2026-12-02T10:00:30Z'), now })).toBe(
-      'arvis_console=abc; Path=/console; Max-Age=30; HttpOnly; SameSite=Strict',
+      'arvis_console=abc; Max-Age=30; HttpOnly; SameSite=Strict',
     );
   });
 
   it('is cleared with an empty value and no lifetime', () => {
     expect(sessionCookie(null, { secure: true })).toBe('__Host-arvis_console=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict; Secure');
-    expect(sessionCookie(null, { secure: false })).toBe('arvis_console=; Path=/console; Max-Age=0; HttpOnly; SameSite=Strict');
+    expect(sessionCookie(null, { secure: false })).toBe('arvis_console=; Max-Age=0; HttpOnly; SameSite=Strict');
   });
 
   it('is read from a Cookie header among others, and nothing malformed is taken', () => {

@@ -3,8 +3,9 @@
  * `__Host-` prefixed, so the browser refuses it unless it was set by this host over a secure
  * connection with `Path=/` and no Domain: a sibling subdomain cannot plant or shadow it. The
  * prefix demands `Path=/`, so the cookie reaches every path; only the console's routes read it
- * (ConsoleSessionGuard checks the path). On a developer's plain-http machine it stays unprefixed,
- * scoped to /console.
+ * (ConsoleSessionGuard checks the path). On a developer's plain-http machine it stays unprefixed
+ * and names no Path: the browser scopes it to the console's own directory as it reached it, so
+ * under a proxy's path prefix too (ADR 0069).
  */
 export const CONSOLE_PATH = '/console';
 export const sessionCookieName = (secure: boolean) => (secure ? '__Host-arvis_console' : 'arvis_console');
@@ -28,8 +29,7 @@ export function cookieValue(header: string | undefined, name: string): string | 
  */
 export function sessionCookie(value: string | null, opts: { secure: boolean; expiresAt?: Date; now?: Date }): string {
   const maxAge = value === null ? 0 : Math.max(0, Math.floor(((opts.expiresAt?.getTime() ?? 0) - (opts.now ?? new Date()).getTime()) / 1000));
-  const path = opts.secure ? '/' : CONSOLE_PATH;
-  const attrs = [`${sessionCookieName(opts.secure)}=${value ?? ''}`, `Path=${path}`, `Max-Age=${maxAge}`, 'HttpOnly', 'SameSite=Strict'];
+  const attrs = [`${sessionCookieName(opts.secure)}=${value ?? ''}`, ...(opts.secure ? ['Path=/'] : []), `Max-Age=${maxAge}`, 'HttpOnly', 'SameSite=Strict'];
   if (opts.secure) attrs.push('Secure');
   return attrs.join('; ');
 }

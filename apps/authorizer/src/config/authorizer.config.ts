@@ -40,6 +40,19 @@ export const AuthorizerEnv = z
     CONSOLE_DEV_ISSUER: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
     CONSOLE_DEV_ISSUER_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
     CONSOLE_DEV_TENANT: envString('acme'),
+    /**
+     * Approver notifications (ADR 0070): a webhook POSTed when a confirmation is parked and again
+     * NOTIFY_BEFORE_EXPIRY_MS before it expires; off unless NOTIFY_WEBHOOK_URL is set.
+     */
+    NOTIFY_WEBHOOK_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^https?$/ }).optional()),
+    NOTIFY_WEBHOOK_SECRET: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(32, 'must be at least 32 characters').optional()),
+    /** The console's public URL, for the link in each notification. */
+    CONSOLE_PUBLIC_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^https?$/ }).optional()),
+    NOTIFY_BEFORE_EXPIRY_MS: envInt(3 * 60 * 1000, 0),
+    NOTIFY_POLL_MS: envInt(1000, 50, 60_000),
+    NOTIFY_MAX_ATTEMPTS: envInt(8, 1, 100),
+    NOTIFY_BACKOFF_MS: envInt(1000, 10, 3_600_000),
+    NOTIFY_TIMEOUT_MS: envInt(5000, 100, 60_000),
     /** Tool packages (module specifiers or paths, comma-separated) whose tools this authorizer judges. */
     ARVIS_TOOL_PACKAGES: toolPackagesEnv,
     KAFKA_GROUP_ID: envString('arvis-authorizer'),
@@ -92,6 +105,8 @@ export const AuthorizerEnv = z
     }
     if (env.MANAGEMENT_PORT === env.HTTP_PORT) ctx.addIssue({ code: 'custom', path: ['MANAGEMENT_PORT'], message: 'must differ from HTTP_PORT (the approver API)' });
     for (const message of devSignInProblems(env)) ctx.addIssue({ code: 'custom', path: ['CONSOLE_DEV_ISSUER_KEY'], message });
+    if (env.NOTIFY_WEBHOOK_URL !== undefined && env.NOTIFY_WEBHOOK_SECRET === undefined) ctx.addIssue({ code: 'custom', path: ['NOTIFY_WEBHOOK_SECRET'], message: 'is required with NOTIFY_WEBHOOK_URL (each delivery is signed with it)' });
+    if (env.NOTIFY_WEBHOOK_URL !== undefined && env.CONSOLE_PUBLIC_URL === undefined) ctx.addIssue({ code: 'custom', path: ['CONSOLE_PUBLIC_URL'], message: 'is required with NOTIFY_WEBHOOK_URL (each notification links to the console)' });
   });
 
 /** The dev sign-in mints approver tokens: never outside the development profile. */
@@ -123,6 +138,19 @@ export function loadAuthorizerConfig(env?: Record<string, string | undefined>) {
           ? { issuer: e.CONSOLE_DEV_ISSUER, privateKey: e.CONSOLE_DEV_ISSUER_KEY, tenant: e.CONSOLE_DEV_TENANT }
           : null,
     },
+    notify:
+      e.NOTIFY_WEBHOOK_URL !== undefined && e.NOTIFY_WEBHOOK_SECRET !== undefined && e.CONSOLE_PUBLIC_URL !== undefined
+        ? {
+            url: e.NOTIFY_WEBHOOK_URL,
+            secret: e.NOTIFY_WEBHOOK_SECRET,
+            consoleUrl: e.CONSOLE_PUBLIC_URL,
+            beforeExpiryMs: e.NOTIFY_BEFORE_EXPIRY_MS,
+            pollMs: e.NOTIFY_POLL_MS,
+            maxAttempts: e.NOTIFY_MAX_ATTEMPTS,
+            backoffMs: e.NOTIFY_BACKOFF_MS,
+            timeoutMs: e.NOTIFY_TIMEOUT_MS,
+          }
+        : null,
     sliceSize: e.CONSUMER_SLICE_SIZE,
     maxDecisionBytes: e.MAX_DECISION_BYTES,
     retryPollMs: e.RETRY_POLL_MS,

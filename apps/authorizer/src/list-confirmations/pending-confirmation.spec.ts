@@ -15,9 +15,15 @@ const row = (over: Partial<PendingRow> = {}): PendingRow => ({
   requestedAt: new Date('2026-11-30T10:00:00.000Z'),
   expiresAt: new Date('2026-11-30T10:15:00.000Z'),
   body: JSON.stringify({ decisionId: 'd-1', payload, riskScore: 0.2 }),
+  receivedAt: new Date('2026-11-30T10:00:00.000Z'),
   ...over,
 });
-const spec = { reversible: false, manifest: { provider: null, dataEgress: false, dataClass: 'financial', requiredConsent: null } } as unknown as ToolSpec;
+const spec = {
+  name: 'ledger.transfer',
+  reversible: false,
+  manifest: { provider: null, dataEgress: false, dataClass: 'financial', requiredConsent: null },
+  display: { amountMinor: { kind: 'money', currencyField: 'currency' } },
+} as unknown as ToolSpec;
 
 describe('a pending confirmation as an approver sees it', () => {
   it('shows the frozen payload whose canonical text hashes to the commitment, the labels, risk and requester', () => {
@@ -31,6 +37,18 @@ describe('a pending confirmation as an approver sees it', () => {
       payload,
       expiresAt: '2026-11-30T10:15:00.000Z',
     });
+  });
+
+  it("renders the tool's display hints, asks for the typed name of an irreversible tool, and lists the run's earlier decisions only", () => {
+    const earlier = (id: string, at: string) => ({ decisionId: id, tool: 'notes.append', receivedAt: at, kind: 'tool_result', effectBoundary: 'effect_completed', reasonCode: null });
+    const run = [earlier('d-0', '2026-11-30T09:59:00.000Z'), earlier('d-1', '2026-11-30T10:00:00.000Z'), earlier('d-2', '2026-11-30T10:01:00.000Z')];
+    const view = toPendingConfirmation(row(), spec, run);
+    expect(view.display).toEqual([{ field: 'amountMinor', kind: 'money', exact: '12500', shown: 'EUR 125.00 (2 minor units)', problem: null }]);
+    expect(view.typedConfirmation).toBe('ledger.transfer');
+    expect(view.earlier.map((d) => d.decisionId)).toEqual(['d-0']);
+    expect(toPendingConfirmation(row(), { ...spec, reversible: true } as ToolSpec).typedConfirmation).toBeNull();
+    const many = Array.from({ length: 15 }, (_, i) => earlier(`e-${i}`, `2026-11-30T09:${String(10 + i)}:00.000Z`));
+    expect(toPendingConfirmation(row(), spec, many).earlier.map((d) => d.decisionId)).toEqual(many.slice(5).map((d) => d.decisionId));
   });
 
   it('says what it does not know instead of guessing: no catalog entry, no body, no issuer kept', () => {

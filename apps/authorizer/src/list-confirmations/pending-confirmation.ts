@@ -1,5 +1,6 @@
 import { freezePayload } from '@arvis/effect-context';
 import type { ToolSpec } from '@arvis/tool-catalog';
+import { renderDisplayHints, type RenderedField } from './display-hints';
 import { hiddenCharacters } from './hidden-characters';
 
 /** At most this many confirmations per page; the default when `limit` is absent. */
@@ -21,7 +22,22 @@ export interface PendingRow {
   expiresAt: Date;
   /** The parked decision as received (canonical JSON): the payload that will run is in it. */
   body: string | null;
+  /** When the inbox received it: the run's earlier decisions are those received before. */
+  receivedAt: Date;
 }
+
+/** A decision of the same run received before the parked one, and how it ended (null: not yet). */
+export interface EarlierDecision {
+  decisionId: string;
+  tool: string;
+  receivedAt: string;
+  kind: string | null;
+  effectBoundary: string | null;
+  reasonCode: string | null;
+}
+
+/** The earlier decisions shown per card, newest last; older ones are counted, not listed. */
+export const EARLIER_SHOWN = 10;
 
 /** The manifest labels an approver weighs, from the catalog the authorizer loaded. */
 export interface ToolLabels {
@@ -42,6 +58,15 @@ export interface PendingConfirmation {
   /** null when the tool is no longer in the authorizer's catalog (the decision will then be refused). */
   labels: ToolLabels | null;
   riskScore: number | null;
+  /** The tool's display hints rendered beside the exact value of each hinted field (ADR 0069). */
+  display: RenderedField[];
+  /**
+   * The tool is declared irreversible: the console approves it only with the tool's name typed
+   * (ADR 0069). Null when the tool is no longer in the catalog.
+   */
+  typedConfirmation: string | null;
+  /** The run's decisions received before this one, the last EARLIER_SHOWN, oldest first. */
+  earlier: EarlierDecision[];
   /** The frozen payload: `payloadCanonical` is the text whose SHA-256 is `payloadSha256`. */
   payload: unknown;
   payloadCanonical: string | null;
@@ -84,7 +109,7 @@ const labelsOf = (spec: ToolSpec): ToolLabels => ({
  * resumed decision freezes it, so what is shown is what would run; it is shown even if it no
  * longer hashes to the commitment (the resumed decision would then fail to reserve the approval).
  */
-export function toPendingConfirmation(row: PendingRow, spec: ToolSpec | undefined): PendingConfirmation {
+export function toPendingConfirmation(row: PendingRow, spec: ToolSpec | undefined, runDecisions: readonly EarlierDecision[] = []): PendingConfirmation {
   const decision = parseBody(row.body);
   const frozen = decision ? freezePayload(decision.payload) : null;
   const payload = frozen?.ok ? frozen.frozen.value : null;
@@ -97,6 +122,9 @@ export function toPendingConfirmation(row: PendingRow, spec: ToolSpec | undefine
     tool: row.tool,
     labels: spec ? labelsOf(spec) : null,
     riskScore: typeof decision?.riskScore === 'number' ? decision.riskScore : null,
+    display: renderDisplayHints(payload, spec?.display),
+    typedConfirmation: spec && !spec.reversible ? spec.name : null,
+    earlier: earlierOf(row, runDecisions),
     payload,
     payloadCanonical: frozen?.ok ? frozen.frozen.canonical : null,
     payloadSha256: row.payloadSha256,
@@ -104,6 +132,11 @@ export function toPendingConfirmation(row: PendingRow, spec: ToolSpec | undefine
     requestedAt: row.requestedAt.toISOString(),
     expiresAt: row.expiresAt.toISOString(),
   };
+}
+
+function earlierOf(row: PendingRow, runDecisions: readonly EarlierDecision[]): EarlierDecision[] {
+  const received = row.receivedAt.toISOString();
+  return runDecisions.filter((d) => d.decisionId !== row.decisionId && d.receivedAt <= received).slice(-EARLIER_SHOWN);
 }
 
 function parseBody(body: string | null): { payload?: unknown; riskScore?: unknown } | null {

@@ -23,7 +23,7 @@ const RUD: Privilege[] = ['SELECT', 'UPDATE', 'DELETE'];
 
 /** Tables the project's migrations create; the CLI reads every one of them, nothing else. */
 export const PROJECT_TABLES = [
-  'capabilities', 'confirmations', 'consent_grants', 'console_sessions', 'dead_letter_dispositions', 'decision_inbox', 'effects', 'egress_policies', 'intents',
+  'approver_notifications', 'capabilities', 'confirmations', 'consent_grants', 'console_sessions', 'dead_letter_dispositions', 'decision_inbox', 'effects', 'egress_policies', 'intents',
   'journal', 'journal_checkpoints', 'journal_head', 'outbox', 'retries', 'revoked_sessions', 'runs',
   'retention_horizon', 'store_identity', 'store_rebinds', 'tool_body_starts',
 ] as const;
@@ -65,6 +65,8 @@ export const PROJECT_GRANTS: Record<Component, Record<string, Privilege[]>> = {
     store_rebinds: RI,
     // Approver console sessions (ADR 0037): signed in, read per request, revoked, ended ones pruned.
     console_sessions: RIUD,
+    // Approver webhooks (ADR 0070): enqueued, claimed, recorded; never deleted by the authorizer.
+    approver_notifications: RIU,
   },
   dispatcher: {
     ...JOURNALING,

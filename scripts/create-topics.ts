@@ -1,6 +1,6 @@
 // Creates the project's topics (from config) on the broker if they are missing. On a secured
 // broker it runs as a principal that may create topics (the admin; docs/kafka-security.md).
-import { ConfigError, kafkaSecurity, kafkaTopicSettings, loadConfig, topicsFor } from '@arvis/config';
+import { ConfigError, kafkaSecurity, kafkaTopicSettings, loadConfig, resultTopicsFor, topicsFor } from '@arvis/config';
 import { createKafka, ensureTopics } from '@arvis/kafka';
 import { TopicsEnv } from './script-env';
 
@@ -15,7 +15,7 @@ async function main(): Promise<void> {
     partitions: env.TOPIC_PARTITIONS,
     journalRetentionMs: env.JOURNAL_RETENTION_MS,
     ...replication,
-  });
+  }, resultTopicsFor(env.ARVIS_TOPIC_PREFIX, env.RESULT_TOPIC_TENANTS));
   console.log(`[topics] ${created.length ? `created ${created.join(', ')}` : 'all present'}`);
 }
 

@@ -37,4 +37,20 @@ describe('the Kafka ACL table', () => {
     expect([of('arvis.decisions.dlq'), of('arvis.intents.dlq')]).toEqual([['Read', 'Write'], ['Read', 'Write']]);
     expect(table.find((r) => r.role === 'authorizer' && r.resource === 'group' && r.prefixed)).toMatchObject({ name: 'arvis-admin-reader-', operations: ['Read', 'Delete'] });
   });
+
+  it("gives each tenant's readers LITERAL Read on its own result topic only, and every outbox publisher Write on each", () => {
+    const results = { acme: { topic: 'arvis.results.acme', readers: ['User:agent-acme'] }, acme2: { topic: 'arvis.results.acme2', readers: ['User:agent-acme2'] } };
+    const rules = aclTable({ topics: topicsFor(''), groups: { authorizer: 'arvis-authorizer', dispatcher: 'arvis-dispatcher' }, results });
+    const entries = aclEntries(rules, principals);
+    const on = (name: string) => entries.filter((e) => e.resourceName === name).map((e) => [e.principal, e.operation, e.resourcePatternType]);
+    expect(on('arvis.results.acme')).toEqual([
+      ['User:authorizer', AclOperationTypes.WRITE, ResourcePatternTypes.LITERAL],
+      ['User:dispatcher', AclOperationTypes.WRITE, ResourcePatternTypes.LITERAL],
+      ['User:relay', AclOperationTypes.WRITE, ResourcePatternTypes.LITERAL],
+      ['User:agent-acme', AclOperationTypes.READ, ResourcePatternTypes.LITERAL],
+    ]);
+    // No prefixed rule on a result topic: one for acme would also match acme2.
+    expect(entries.filter((e) => e.resourceName.startsWith('arvis.results.') && e.resourcePatternType !== ResourcePatternTypes.LITERAL)).toEqual([]);
+    expect(entries.filter((e) => e.principal === 'User:agent-acme').map((e) => e.resourceName)).toEqual(['arvis.results.acme', 'arvis-result-watcher-']);
+  });
 });

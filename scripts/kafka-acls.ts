@@ -20,18 +20,28 @@ export interface AclRule {
   prefixed: boolean;
   operations: AclOperation[];
   why: string;
+  /** Granted to these principals instead of the role's (a tenant's result readers, ADR 0073). */
+  principals?: string[];
 }
 
 export interface AclPlan {
   topics: Topics;
   /** Consumer groups of the two services (KAFKA_GROUP_ID). */
   groups: { authorizer: string; dispatcher: string };
+  /**
+   * Tenant → its result topic and the principals that read it (ADR 0073). Each topic's ACLs are
+   * LITERAL, by its full name: a PREFIXED rule for `…results.acme` would also match `…results.acme2`.
+   */
+  results?: Record<string, { topic: string; readers: string[] }>;
 }
+
+/** Prefix of the throwaway consumer groups of the result watchers (Node and the Python example). */
+export const RESULT_WATCHER_GROUP_PREFIX = 'arvis-result-watcher-';
 
 /** Prefixes of the throwaway consumer groups the journal watcher and the CLI create per run. */
 export const ANALYST_GROUP_PREFIXES = ['arvis-journal-watcher-', 'arvis-cli-'];
 
-export function aclTable({ topics, groups }: AclPlan): AclRule[] {
+export function aclTable({ topics, groups, results = {} }: AclPlan): AclRule[] {
   const topic = (role: AclRole, name: string, operations: AclOperation[], why: string): AclRule => ({ role, resource: 'topic', name, prefixed: false, operations, why });
   const group = (role: AclRole, name: string, operations: AclOperation[], why: string, prefixed = false): AclRule => ({ role, resource: 'group', name, prefixed, operations, why });
   // Every outbox row (intents, journal copies, dead letters of either service) is published by
@@ -41,7 +51,17 @@ export function aclTable({ topics, groups }: AclPlan): AclRule[] {
     topic(role, topics.journal, ['Write'], 'relay: journal copies and signed checkpoints'),
     topic(role, topics.decisionsDlq, ['Write'], 'relay: dead letters of unreadable or untrusted decisions'),
     topic(role, topics.intentsDlq, ['Write'], 'relay: dead letters of unreadable or untrusted intents'),
+    ...Object.entries(results).map(([tenant, r]) => topic(role, r.topic, ['Write'], `relay: copies of ${tenant}'s final entries`)),
   ];
+  // A tenant's readers read its one topic, by its literal name, and nothing else of the results.
+  const readsResults = Object.entries(results).flatMap(([tenant, r]) =>
+    r.readers.length === 0
+      ? []
+      : [
+          { ...topic('producer', r.topic, ['Read'], `${tenant}'s own results (its readers only)`), principals: r.readers },
+          { ...group('producer', RESULT_WATCHER_GROUP_PREFIX, ['Read'], 'result watchers: throwaway groups', true), principals: r.readers },
+        ],
+  );
   // Every process that works on the database reads the journal topic's head at start-up (ADR 0055).
   const readsJournalHead = (role: AclRole) => [
     topic(role, topics.journal, ['Read'], 'the rollback check reads the journal topic\'s head at start-up'),
@@ -66,6 +86,7 @@ export function aclTable({ topics, groups }: AclPlan): AclRule[] {
     topic('analyst', topics.decisionsDlq, ['Read'], 'the journal watcher reads dead letters'),
     topic('analyst', topics.intentsDlq, ['Read'], 'the journal watcher reads dead letters'),
     ...ANALYST_GROUP_PREFIXES.map((p) => group('analyst', p, ['Read', 'Delete'], 'throwaway groups, deleted after a read', true)),
+    ...readsResults,
   ];
 }
 
@@ -74,7 +95,7 @@ const OPERATION = { Read: AclOperationTypes.READ, Write: AclOperationTypes.WRITE
 /** kafkajs's CreateAcls entries: one per rule, operation and principal. */
 export function aclEntries(rules: AclRule[], principals: Record<AclRole, string[]>) {
   return rules.flatMap((r) =>
-    principals[r.role].flatMap((principal) =>
+    (r.principals ?? principals[r.role]).flatMap((principal) =>
       r.operations.map((op) => ({
         resourceType: r.resource === 'topic' ? AclResourceTypes.TOPIC : AclResourceTypes.GROUP,
         resourceName: r.name,

@@ -77,9 +77,18 @@ build() {
 # Debian packages some specs drive (kcat for the shell producer, chromium for the browser specs,
 # prometheus for promtool and the alert spec):
 # installed once, in one apt-get call, only when missing. Usage: ensure_debian_packages CMD:PKG...
+# A CMD of the form py.MODULE is a module of Debian's own /usr/bin/python3 (not the python3 first
+# on PATH, which may be another interpreter that does not see Debian's packages).
 ensure_debian_packages() {
-  local missing=() pair
-  for pair in "$@"; do command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}"); done
+  local missing=() pair check
+  for pair in "$@"; do
+    check="${pair%%:*}"
+    if [[ "$check" == py.* ]]; then
+      [[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c "import ${check#py.}" 2>/dev/null || missing+=("${pair#*:}")
+    else
+      command -v "$check" >/dev/null || missing+=("${pair#*:}")
+    fi
+  done
   [[ ${#missing[@]} -eq 0 ]] && return 0
   step "installing Debian packages: ${missing[*]}"
   local sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"

@@ -2,7 +2,7 @@
 // one module without side effects, so docs/configuration.md is generated from the very schemas
 // the scripts parse.
 import { z } from 'zod';
-import { commonEnvShape, envInt, journalShardsEnv, envJson, envString, kafkaSecurityEnvShape, kafkaTopicEnvShape } from '@arvis/config';
+import { commonEnvShape, envInt, journalShardsEnv, envJson, envString, kafkaSecurityEnvShape, kafkaTopicEnvShape, resultTopicTenantsEnv } from '@arvis/config';
 import { DEFAULT_ROLE_PREFIX, ROLE_PREFIX_PATTERN } from '@arvis/persistence';
 import { toolPackagesEnv } from '@arvis/tool-catalog';
 import { ACL_ROLES } from './kafka-acls';
@@ -30,6 +30,8 @@ export const TopicsEnv = z.object({
   TOPIC_PARTITIONS: envInt(6, 1, 1000),
   /** -1 keeps the journal copy without a time limit. */
   JOURNAL_RETENTION_MS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(-1).default(-1)),
+  /** The tenants whose result topics are created (ADR 0073): the services' list. */
+  RESULT_TOPIC_TENANTS: resultTopicTenantsEnv(),
   ARVIS_PROFILE: commonEnvShape.ARVIS_PROFILE,
   ...kafkaSecurityEnvShape,
   ...kafkaTopicEnvShape,
@@ -45,6 +47,10 @@ export const AclsEnv = z.object({
   ...kafkaSecurityEnvShape,
   /** Role -> principals, e.g. {"producer": ["User:agent-a", "User:agent-b"]}; roles left out keep User:<role>. */
   KAFKA_ACL_PRINCIPALS: envJson(z.partialRecord(z.enum(ACL_ROLES), z.array(principal)), {}),
+  /** The tenants with result topics (ADR 0073): the services' list; each topic gets LITERAL ACLs. */
+  RESULT_TOPIC_TENANTS: resultTopicTenantsEnv(),
+  /** Tenant -> the principals that read its result topic, e.g. {"acme": ["User:agent-acme"]}; a tenant left out gets no reader. */
+  KAFKA_RESULT_READERS: envJson(z.record(z.string().min(1), z.array(principal)), {}),
   /** The services' KAFKA_GROUP_ID. */
   AUTHORIZER_GROUP_ID: envString('arvis-authorizer'),
   DISPATCHER_GROUP_ID: envString('arvis-dispatcher'),

@@ -15,7 +15,8 @@ bash scripts/build-example-tools.sh
 step "lint (max-lines-per-function 60)"
 npm run --silent lint
 ensure_postgres
-ensure_debian_packages kcat:kcat chromium:chromium openssl:openssl promtool:prometheus kubectl:kubectl
+ensure_debian_packages kcat:kcat chromium:chromium openssl:openssl promtool:prometheus kubectl:kubectl \
+  py.confluent_kafka:python3-confluent-kafka py.jwt:python3-jwt py.jsonschema:python3-jsonschema
 start_kafka
 step "running the tests"
 mkdir -p .data

@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -83,8 +83,9 @@ describe('producers in other languages: a shell script and the packed client', (
     expect(record).toMatchObject({ reasonCode: 'identity_invalid', decisionId: `${runId}:d1`, sourceTopic: h.topics.decisions });
   });
 
-  it('the npm-packed @arvis/decision-client installs in an empty folder and sends a decision that is journaled', async () => {
+  it('the npm-packed @arvis/decision-client installs in an empty folder, refuses an invalid decision, sends one and reads its result from the topic\'s end', async () => {
     if (!existsSync(TARBALL)) {
+      mkdirSync(join(DATA, 'packages'), { recursive: true });
       execFileSync('npm', ['pack', '--silent', '--pack-destination', join(DATA, 'packages')], { cwd: join(ROOT, 'libs', 'decision-client') });
     }
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer-of-the-tarball', private: true }));
@@ -98,20 +99,29 @@ describe('producers in other languages: a shell script and the packed client', (
          const topics = c.prefixedTopics(prefix);
          const identity = await c.mintIdentityToken({ issuer, privateKeyPem: require('fs').readFileSync('issuer.pem', 'utf8') },
            { principal: 'bob', tenant: 'acme', serviceId: 'packed-client' });
-         const watcher = new c.JournalWatcher([brokers], topics);
+         const sender = { tenant: 'acme', principal: 'bob' };
+         // Records the journal topic's end before sending and reads from there only.
+         const watcher = new c.ResultWatcher([brokers], topics.journal, sender);
          await watcher.start();
          const client = new c.DecisionClient([brokers], topics);
          const d = { decisionId: runId + ':d1', runId, causalId: 'c1', tool: 'notes.append', payload: { text: 'from the tarball' }, riskScore: 0.1, identity };
+         // Refused by the published schema before anything is produced.
+         const refused = await client.send([{ ...d, decisionId: runId + ':bad', riskScore: 2 }]).then(() => null, (e) => e.name);
          await client.send([d]);
-         await watcher.waitFor(() => watcher.finalEntriesFor([d.decisionId]).size === 1, 60000);
-         console.log(JSON.stringify(watcher.finalEntriesFor([d.decisionId]).get(d.decisionId) ?? null));
+         const entry = await watcher.waitFor(d.decisionId, 60000);
+         const started = watcher.startOffsets.reduce((n, p) => n + Number(p.offset), 0);
+         console.log(JSON.stringify({ entries: entry ? [entry] : [], refused, started, stats: watcher.stats }));
          await client.close();
          await watcher.stop();
        })().catch((e) => { console.error(e); process.exit(1); });`,
     );
     // Run from the folder with no other node_modules: only what the tarball brought.
     const { stdout } = await run('node', ['send.js', h.env.brokers[0], h.env.topicPrefix, h.env.issuer.issuer, runId], { cwd: dir, env: { PATH: process.env.PATH } });
-    const entries = JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown>[];
-    expect(entries).toEqual([expect.objectContaining({ decisionId: `${runId}:d1`, kind: 'tool_result', success: true, principal: 'bob' })]);
+    const out = JSON.parse(stdout.trim().split('\n').pop()!) as { entries: Record<string, unknown>[]; refused: string; started: number; stats: { kept: number; read: number } };
+    expect(out.entries).toEqual([expect.objectContaining({ decisionId: `${runId}:d1`, kind: 'tool_result', success: true, principal: 'bob' })]);
+    expect(out.refused).toBe('InvalidDecisionError');
+    // It started at the topic's end (the suite's earlier entries are behind it) and kept only its own.
+    expect(out.started).toBeGreaterThan(0);
+    expect(out.stats.kept).toBe(1);
   });
 });

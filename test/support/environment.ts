@@ -21,6 +21,8 @@ export interface TestEnvironment {
   /** Environment for the apps this environment starts. */
   appEnv: Record<string, string>;
   issuer: { issuer: string; privateKeyPem: string };
+  /** The shared authorizer's API (`http://127.0.0.1:<port>`), set by the global setup. */
+  apiUrl?: string;
 }
 
 const STATE_FILE = join(DATA, 'e2e-state.json');

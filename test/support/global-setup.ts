@@ -12,5 +12,5 @@ export default async function globalSetup(): Promise<void> {
     startApp('dispatcher', 'shared-dispatcher', { ...env.appEnv, KAFKA_GROUP_ID: groupOf(env, 'dispatcher') }, 13102, logDir),
   ]);
   (globalThis as { __ARVIS_APPS__?: RunningApp[] }).__ARVIS_APPS__ = apps;
-  saveSharedEnvironment(env);
+  saveSharedEnvironment({ ...env, apiUrl: `http://127.0.0.1:${apps[0].apiPort}` });
 }

@@ -33,9 +33,11 @@ import { PruneRecordsService } from './prune-records/prune-records.service';
 import { SubmitRetriesService } from './submit-retries/submit-retries.service';
 import { VerifyIdentityService } from './verify-identity/verify-identity.service';
 import { ADMIN_CONTROLLERS, ADMIN_PROVIDERS } from './admin-guard/admin-api';
+import { DecisionsController } from './read-decision/decisions.controller';
+import { ReadDecisionService } from './read-decision/read-decision.service';
 
 /** The controllers of the API port; its allow-list of paths is their route prefixes (ADR 0038). */
-export const AUTHORIZER_HTTP_CONTROLLERS = [ConfirmationsController, ConsoleController, ...ADMIN_CONTROLLERS];
+export const AUTHORIZER_HTTP_CONTROLLERS = [ConfirmationsController, DecisionsController, ConsoleController, ...ADMIN_CONTROLLERS];
 
 @Module({})
 export class AuthorizerModule {
@@ -69,6 +71,7 @@ export class AuthorizerModule {
         ListConfirmationsService,
         ListVerdictsService,
         ApproverWebhookRelay,
+        ReadDecisionService,
         BearerTokenService,
         ApproverGuard,
         ResumeConfirmationsService,

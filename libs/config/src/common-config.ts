@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { DEFAULT_TOPICS, type Topics } from '@arvis/contracts';
+import { createHash } from 'node:crypto';
+import { DEFAULT_TOPICS, resultTopicOf, type Topics } from '@arvis/contracts';
 import { loadEd25519PrivateKey } from '@arvis/crypto';
-import { ConfigError, envBool, envInt, envString } from './load-config';
+import { ConfigError, envBool, envInt, envJson, envString } from './load-config';
 import { faultsEnv, hasFaults } from './faults';
 import { tracingEnvShape, tracingSettings } from './tracing-config';
 import { kafkaSecurity, kafkaSecurityEnvShape, type KafkaSecurity } from './kafka-security-config';
@@ -39,6 +40,8 @@ export const commonEnvShape = {
   KAFKA_CONNECT_RETRIES: envInt(10, 0, 100),
   /** Prefix for every topic name; fault specs use their own. */
   ARVIS_TOPIC_PREFIX: z.string().regex(/^[A-Za-z0-9._-]*$/).default(''),
+  /** The tenants with a result topic of their own (ADR 0073); a final entry of another tenant is counted, not copied. */
+  RESULT_TOPIC_TENANTS: resultTopicTenantsEnv(),
   RELAY_ENABLED: envBool(true),
   RELAY_BATCH_SIZE: envInt(500, 1, 10000),
   RELAY_POLL_MS: envInt(1000, 10),
@@ -104,6 +107,19 @@ export function managementPortOf(env: { MANAGEMENT_PORT?: number; HTTP_PORT?: nu
   return env.MANAGEMENT_PORT ?? env.HTTP_PORT ?? def;
 }
 
+/** RESULT_TOPIC_TENANTS: a JSON list of tenant names, each once. Also read by the topics and ACL scripts. */
+export function resultTopicTenantsEnv() {
+  return envJson(
+    z.array(z.string().min(1).max(200)).refine((l) => new Set(l).size === l.length, 'a tenant is listed twice'),
+    [],
+  );
+}
+
+/** Each tenant's result topic (ADR 0073): tenant → topic name, through the reversible mapping of resultTopicOf. */
+export function resultTopicsFor(prefix: string, tenants: readonly string[]): Readonly<Record<string, string>> {
+  return Object.fromEntries(tenants.map((t) => [t, resultTopicOf(prefix, t, (s) => createHash('sha256').update(s, 'utf8').digest('hex'))]));
+}
+
 export function topicsFor(prefix: string): Topics {
   const t = DEFAULT_TOPICS;
   return {
@@ -152,6 +168,8 @@ export interface RelaySettings {
   maxBatchBytes: number;
   /** Rows larger than this are quarantined without a send. */
   maxMessageBytes: number;
+  /** Tenant → its result topic (ADR 0073); a final entry's copy also goes there. Empty: none. */
+  resultTopics?: Readonly<Record<string, string>>;
 }
 
 export interface DlqSettings {
@@ -247,6 +265,7 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
       pruneIntervalMs: env.RELAY_PRUNE_INTERVAL_MS,
       maxBatchBytes: env.RELAY_MAX_BATCH_BYTES,
       maxMessageBytes: env.RELAY_MAX_MESSAGE_BYTES,
+      resultTopics: resultTopicsFor(env.ARVIS_TOPIC_PREFIX, env.RESULT_TOPIC_TENANTS),
     } satisfies RelaySettings,
     dlq: { maxRawBytes: env.DLQ_MAX_RAW_BYTES } satisfies DlqSettings,
     checkpoint: checkpointSettings(env),

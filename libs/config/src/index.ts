@@ -6,6 +6,8 @@ export {
   journalShardsEnv,
   commonSettings,
   topicsFor,
+  resultTopicsFor,
+  resultTopicTenantsEnv,
   databaseUrlFor,
   LOCAL_DATABASE_URL,
   managementPortOf,

@@ -24,3 +24,29 @@ export const DEFAULT_TOPICS: Readonly<Topics> = Object.freeze({
   intentsDlq: 'arvis.intents.dlq',
   journal: 'arvis.journal',
 });
+
+/** Where a tenant's result topic names start, after ARVIS_TOPIC_PREFIX (ADR 0073). */
+export const RESULT_TOPIC_BASE = 'arvis.results.';
+
+const TOPIC_NAME_MAX = 249;
+const KEPT = /^[A-Za-z0-9-]$/;
+
+/**
+ * The tenant's result topic (ADR 0073): `<prefix>arvis.results.<tenant encoded>`. A tenant name may
+ * hold any character, a topic name only letters, digits, ".", "_" and "-": every UTF-8 byte of a
+ * character other than a letter, a digit or "-" becomes `_` and two lowercase hex digits, so two
+ * tenants never share a topic (the encoding is reversible) and the encoded part has no "." (Kafka
+ * confuses "." and "_" in its metric names). A name that would pass Kafka's 249 characters is
+ * `<prefix>arvis.results._z` and the first 40 hex digits of the tenant's SHA-256, never an
+ * encoding's output ("_z" is not "_" and two hex digits). The hash is a callback so this file
+ * needs no crypto import (the published client compiles it in).
+ */
+export function resultTopicOf(prefix: string, tenant: string, sha256Hex: (s: string) => string): string {
+  let encoded = '';
+  for (const ch of tenant) {
+    if (KEPT.test(ch)) encoded += ch;
+    else for (const byte of Buffer.from(ch, 'utf8')) encoded += `_${byte.toString(16).padStart(2, '0')}`;
+  }
+  const name = `${prefix}${RESULT_TOPIC_BASE}${encoded}`;
+  return name.length <= TOPIC_NAME_MAX ? name : `${prefix}${RESULT_TOPIC_BASE}_z${sha256Hex(tenant).slice(0, 40)}`;
+}

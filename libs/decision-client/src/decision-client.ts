@@ -1,4 +1,5 @@
 import {
+  ActionDecisionSchema,
   JOURNAL_CHECKPOINT_RECORD_TYPE,
   JournalCheckpointSchema,
   MAIN_JOURNAL_CHAIN,
@@ -37,7 +38,7 @@ const noDelaySocketFactory: ISocketFactory = ({ host, port, ssl, onConnect }) =>
   return socket;
 };
 
-function createKafka(connection: KafkaConnection, clientId: string): Kafka {
+export function createKafka(connection: KafkaConnection, clientId: string): Kafka {
   const { brokers, security } = Array.isArray(connection) ? { brokers: connection, security: undefined } : connection;
   return new Kafka({
     brokers,
@@ -75,6 +76,24 @@ export interface DecisionInput {
   confirmationId?: string;
 }
 
+/** A decision the published schema refuses: nothing of the batch was produced. */
+export class InvalidDecisionError extends Error {
+  constructor(readonly problems: { decisionId: unknown; issues: string[] }[]) {
+    super(`decisions refused by the ActionDecision schema, none sent: ${problems.map((p) => `${String(p.decisionId)}: ${p.issues.join('; ')}`).join(' | ')}`);
+    this.name = 'InvalidDecisionError';
+  }
+}
+
+/**
+ * The decision as it goes on the wire, checked against the ActionDecision contract: the zod schema
+ * that schemas/action-decision.schema.json is generated from (`npm run schemas`; a spec keeps the
+ * two equal). Problems, or none.
+ */
+export function decisionProblems(message: unknown): string[] {
+  const parsed = ActionDecisionSchema.safeParse(message);
+  return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.') || '(message)'}: ${i.message}`);
+}
+
 /** Produces decisions (or raw bytes) onto the decisions topic, keyed by runId. */
 export class DecisionClient {
   private readonly kafka: Kafka;
@@ -92,11 +111,18 @@ export class DecisionClient {
     return this.producer;
   }
 
-  /** `headers` go with every message (a W3C traceparent, for one). */
+  /**
+   * Validates every decision against the published schema first (InvalidDecisionError, nothing
+   * sent, when one fails), then produces them keyed by runId. `headers` go with every message (a
+   * W3C traceparent, for one). `sendRaw` sends bytes unchecked.
+   */
   async send(decisions: DecisionInput[], headers?: Record<string, string>): Promise<void> {
+    const messages = decisions.map((d) => ({ specVersion: SPEC_VERSION, ...d }));
+    const problems = messages.map((m) => ({ decisionId: m.decisionId, issues: decisionProblems(m) })).filter((p) => p.issues.length > 0);
+    if (problems.length > 0) throw new InvalidDecisionError(problems);
     await this.sendRaw(
       this.topics.decisions,
-      decisions.map((d) => ({ key: d.runId, value: JSON.stringify({ specVersion: SPEC_VERSION, ...d }), headers })),
+      messages.map((m) => ({ key: m.runId, value: JSON.stringify(m), headers })),
     );
   }
 

@@ -9,9 +9,15 @@ export interface IdentityClaims {
   acr?: string;
   /** `aud`: one audience or several (an issuer that sets `audience` checks it per use). */
   audience?: string | string[];
+  /** The header's `typ` (default `JWT`): an issuer with `tokenTypes` accepts only those, e.g. `at+jwt`. */
+  type?: string;
 }
 
-/** Signs an identity JWT the way a trusted issuer would (EdDSA), for the demo and the tests. */
+/**
+ * Signs an identity JWT the way a trusted issuer would (EdDSA), for the demo and the tests:
+ * `audience` becomes `aud` (the issuer's `audience.decisions` for a decision, and for reading its
+ * result by the API) and `type` the header's `typ`.
+ */
 export async function mintIdentityToken(
   issuer: { issuer: string; privateKeyPem: string },
   claims: IdentityClaims,
@@ -27,7 +33,7 @@ export async function mintIdentityToken(
     ...(claims.sessionId ? { sid: claims.sessionId } : {}),
     ...(claims.audience !== undefined ? { aud: claims.audience } : {}),
   })
-    .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' })
+    .setProtectedHeader({ alg: 'EdDSA', typ: claims.type ?? 'JWT' })
     .setSubject(claims.principal)
     .setIssuer(issuer.issuer)
     .setIssuedAt(iat)

@@ -127,7 +127,11 @@ export async function chainJournal(tx: Tx, drafts: readonly JournalDraft[], jour
     head.lastSeq = seq;
     head.lastHash = hash;
   });
-  const outbox = rows.map((r): OutboxRow => ({ topic: journalTopic, key: r.entry.runId, payload: JSON.stringify(r.entry), traceContext: r.trace }));
+  // A final entry's copy names its tenant: the relay also sends that same row to the tenant's
+  // result topic (ADR 0073). No second row, no second payload.
+  const outbox = rows.map(
+    (r): OutboxRow => ({ topic: journalTopic, key: r.entry.runId, payload: JSON.stringify(r.entry), traceContext: r.trace, ...(isFinalKind(r.entry.kind) ? { resultTenant: r.entry.tenant } : {}) }),
+  );
   const moved = [...heads.values()].filter((h) => rows.some((r) => r.entry.chain === h.chain));
   await insertAndMoveHeads(tx, rows, moved, enqueueCopies ? outbox : []);
   rows.forEach((r, i) => observeFinal(r.entry, dbNow, admitted[i]));

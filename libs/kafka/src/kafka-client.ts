@@ -112,6 +112,18 @@ export class KafkaPublisher {
     }
   }
 
+  /** Which of these topics the broker has (and lets this principal see): one metadata request. */
+  async existingTopics(names: readonly string[]): Promise<Set<string>> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const all = new Set(await admin.listTopics());
+      return new Set(names.filter((n) => all.has(n)));
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
   async disconnect(): Promise<void> {
     if (!this.connected) return;
     this.connected = false;

@@ -40,22 +40,26 @@ async function waitForLeaders(admin: Admin, names: string[], timeoutMs: number):
 }
 
 function configEntriesFor(role: string, plan: TopicPlan): { name: string; value: string }[] {
-  const entries = role === 'journal' ? [{ name: 'retention.ms', value: String(plan.journalRetentionMs) }] : [];
+  // A result topic holds copies of journal entries: kept as long as the journal's copy.
+  const entries = role === 'journal' || role === 'results' ? [{ name: 'retention.ms', value: String(plan.journalRetentionMs) }] : [];
   if (plan.minInsyncReplicas !== undefined) entries.push({ name: 'min.insync.replicas', value: String(plan.minInsyncReplicas) });
   return entries;
 }
 
 /**
- * Creates whichever of the project's topics are missing (the broker never creates topics itself).
+ * Creates whichever of the project's topics are missing (the broker never creates topics itself),
+ * and the result topics of the configured tenants.
  * Topics that exist keep their settings: changing a replication factor is a reassignment, an
  * operator's move, not a start-up's.
  */
-export async function ensureTopics(kafka: Kafka, topics: Topics, plan: TopicPlan): Promise<string[]> {
+export async function ensureTopics(kafka: Kafka, topics: Topics, plan: TopicPlan, resultTopics: Readonly<Record<string, string>> = {}): Promise<string[]> {
   const admin = kafka.admin();
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
-    const wanted = Object.entries(topics).filter(([, name]) => !existing.has(name));
+    // The tenants' result topics (ADR 0073), from the same RESULT_TOPIC_TENANTS the relays read.
+    const all = [...Object.entries(topics), ...Object.values(resultTopics).map((name) => ['results', name] as [string, string])];
+    const wanted = all.filter(([, name]) => !existing.has(name));
     if (wanted.length === 0) return [];
     // Leaders are awaited below rather than by kafkajs: on a broker that has just started, its
     // metadata can answer "does not host this topic-partition" for a while, and kafkajs gives up.

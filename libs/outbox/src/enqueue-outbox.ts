@@ -10,6 +10,8 @@ export interface OutboxRow {
   seq?: bigint;
   /** The writer's span: the relay publishes under it and sends it as traceparent/tracestate. */
   traceContext?: TraceCarrier;
+  /** A final journal entry's copy: the relay also sends it to this tenant's result topic (ADR 0073). */
+  resultTenant?: string;
 }
 
 const OUTBOX_COLUMNS: ColumnMap<OutboxRow> = {
@@ -19,6 +21,7 @@ const OUTBOX_COLUMNS: ColumnMap<OutboxRow> = {
   payload: ['text', (r) => r.payload],
   headers: ['jsonb', (r) => (r.headers ? JSON.stringify(r.headers) : null)],
   trace_context: ['jsonb', (r) => (r.traceContext ? JSON.stringify(r.traceContext) : null)],
+  result_tenant: ['text', (r) => r.resultTenant ?? null],
 };
 
 /**
@@ -29,8 +32,8 @@ const OUTBOX_COLUMNS: ColumnMap<OutboxRow> = {
 export function outboxInsert(rows: readonly OutboxRow[], after = 0): { sql: string; params: (string | boolean | null)[][] } {
   const u = unnestOf(OUTBOX_COLUMNS, rows, after);
   return {
-    sql: `INSERT INTO outbox (seq, topic, message_key, payload, headers, trace_context)
-     SELECT coalesce(v.seq, nextval(pg_get_serial_sequence('outbox', 'seq'))), v.topic, v.message_key, v.payload, v.headers, v.trace_context
+    sql: `INSERT INTO outbox (seq, topic, message_key, payload, headers, trace_context, result_tenant)
+     SELECT coalesce(v.seq, nextval(pg_get_serial_sequence('outbox', 'seq'))), v.topic, v.message_key, v.payload, v.headers, v.trace_context, v.result_tenant
      FROM ${u.sql}`,
     params: u.params,
   };

@@ -3,3 +3,4 @@ export { OutboxRelay, type RelayStats } from './outbox.relay';
 export { NO_RELAY_HOOKS, type RelayHooks } from './relay-hooks';
 export { deadLetterRow } from './dead-letter';
 export { discardQuarantined, releaseQuarantined, type QuarantinedOutboxRow } from './quarantine';
+export { resultCopiesTotal, ResultRouter, type ResultCopyOutcome } from './result-copies';

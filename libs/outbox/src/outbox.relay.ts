@@ -6,6 +6,12 @@ import { handlePoolErrors, preparedQuery, untilDatabaseAnswers } from '@arvis/pe
 import { endSpan, SpanKind, Tracing, withTraceHeaders, type Span, type TraceCarrier } from '@arvis/tracing';
 import { planBatch } from './plan-batch';
 import { NO_RELAY_HOOKS, type RelayHooks } from './relay-hooks';
+import { resultCopiesTotal, ResultRouter, type ResultCopyOutcome } from './result-copies';
+
+/** How often a relay with result topics looks which of them the broker has (ADR 0073). */
+const RESULT_TOPICS_CHECK_MS = 30_000;
+/** Tenants named in a "no result topic" warning per process; the counter goes on counting past them. */
+const WARNED_TENANTS_MAX = 100;
 
 export interface RelayStats {
   published: number;
@@ -15,6 +21,9 @@ export interface RelayStats {
   pruned: number;
   /** Rows this relay set aside because no broker within our limits would take them. */
   quarantined: number;
+  /** Final entries' copies sent to their tenant's result topic, and those with none to go to (ADR 0073). */
+  resultCopies: number;
+  resultCopiesUnrouted: number;
 }
 
 interface OutboxRecord {
@@ -24,6 +33,7 @@ interface OutboxRecord {
   payload: string;
   headers: Record<string, string> | null;
   trace_context: TraceCarrier | null;
+  result_tenant: string | null;
 }
 
 interface BatchOutcome {
@@ -38,14 +48,17 @@ interface BatchOutcome {
 const IDLE: BatchOutcome = { published: 0, quarantined: 0, more: false };
 const SKIPPED: BatchOutcome = { ...IDLE, skipped: true };
 
-function groupByTopic(rows: OutboxRecord[], headers: (Record<string, string> | undefined)[]): Map<string, OutboundMessage[]> {
+function groupByTopic(rows: OutboxRecord[], headers: (Record<string, string> | undefined)[]): { byTopic: Map<string, OutboundMessage[]>; messages: OutboundMessage[] } {
   const byTopic = new Map<string, OutboundMessage[]>();
+  const messages: OutboundMessage[] = [];
   for (const [i, r] of rows.entries()) {
     const list = byTopic.get(r.topic) ?? [];
-    list.push({ key: r.message_key, value: r.payload, headers: headers[i] });
+    const message = { key: r.message_key, value: r.payload, headers: headers[i] };
+    list.push(message);
+    messages.push(message);
     byTopic.set(r.topic, list);
   }
-  return byTopic;
+  return { byTopic, messages };
 }
 
 // One relay publishes at a time (transaction-scoped advisory lock), so one run's messages are
@@ -76,7 +89,10 @@ export class OutboxRelay {
    * commit only to find the lock taken again; the poll still takes over from a relay that died.
    */
   private standingBy = false;
-  readonly stats: RelayStats = { published: 0, batches: 0, skippedWhileAnotherRelayActive: 0, failedBatches: 0, pruned: 0, quarantined: 0 };
+  readonly stats: RelayStats = { published: 0, batches: 0, skippedWhileAnotherRelayActive: 0, failedBatches: 0, pruned: 0, quarantined: 0, resultCopies: 0, resultCopiesUnrouted: 0 };
+  private readonly results: ResultRouter;
+  private resultTopicsTimer?: NodeJS.Timeout;
+  private readonly warnedTenants = new Set<string>();
   /** After a multi-row send refused as too large: rows up to this seq go one at a time. */
   private isolateThrough?: bigint;
 
@@ -90,6 +106,7 @@ export class OutboxRelay {
     // The lease: a relay paused or hung while it holds the lock (idle in its transaction) loses
     // its session, and with it the lock, after leaseMs; another relay then publishes the batch
     // again (ADR 0067). Set per connection, so it costs no statement.
+    this.results = new ResultRouter(settings.resultTopics ?? {});
     this.pool = handlePoolErrors(
       new Pool({ connectionString: databaseUrl, max: 1, idle_in_transaction_session_timeout: settings.leaseMs }),
       'relay',
@@ -106,6 +123,10 @@ export class OutboxRelay {
       () => this.listen(),
       (attempt, e) => this.log.warn({ msg: 'database not answering at start-up, waiting', what: 'relay LISTEN', attempt, error: e.message }),
     );
+    if (this.results.enabled) {
+      await this.checkResultTopics();
+      this.resultTopicsTimer = setInterval(() => void this.checkResultTopics(), RESULT_TOPICS_CHECK_MS);
+    }
     this.timer = setInterval(() => this.wake(true), this.settings.pollMs);
     this.pruneTimer = setInterval(() => void this.prune().catch((e: Error) => this.log.warn({ msg: 'prune failed', error: e.message })), this.settings.pruneIntervalMs);
     this.wake();
@@ -134,6 +155,22 @@ export class OutboxRelay {
     this.listener = client;
     // Rows committed while we were not listening sent no NOTIFY we heard.
     this.wake();
+  }
+
+  /**
+   * Which result topics the broker has: a copy for a missing one is counted and not sent, since a
+   * send to a topic the broker lacks fails, and would hold back every row behind it (ADR 0073).
+   * Not knowing yet (the broker unreachable at start) sends to every configured topic.
+   */
+  private async checkResultTopics(): Promise<void> {
+    try {
+      const existing = await this.publisher.existingTopics(this.results.wanted);
+      const missing = this.results.wanted.filter((t) => !existing.has(t));
+      if (missing.length > 0) this.log.warn({ msg: 'result topics missing on the broker; their copies are not sent', topics: missing.join(',') });
+      this.results.existing = existing;
+    } catch (e) {
+      this.log.warn({ msg: 'could not list the result topics; will look again', error: (e as Error).message });
+    }
   }
 
   /** Retries LISTEN until it works again (the database may be down for a while). */
@@ -263,14 +300,38 @@ export class OutboxRelay {
   private async send(rows: OutboxRecord[]): Promise<void> {
     const spans = rows.map((r) => (r.trace_context ? this.publishSpan(r) : undefined));
     const headers = rows.map((r, i) => withTraceHeaders(r.headers ?? undefined, spans[i] && this.tracing.carrierOf(spans[i])));
+    const { byTopic, messages } = groupByTopic(rows, headers);
+    // A final entry's copy also goes to its tenant's result topic: the same message in the same
+    // send, acknowledged (or not) with the row (ADR 0073).
+    const copies = this.results.addCopies(byTopic, rows.map((r, i) => ({ resultTenant: r.result_tenant, message: messages[i] })));
     let failure: unknown;
     try {
-      await this.publisher.sendBatch(groupByTopic(rows, headers));
+      await this.publisher.sendBatch(byTopic);
     } catch (e) {
       failure = e;
+      // A result topic deleted since the last look fails the send: look again before the retry.
+      if (copies.size > 0) void this.checkResultTopics();
       throw e;
     } finally {
       for (const span of spans) if (span) endSpan(span, failure);
+    }
+    this.countResultCopies(copies);
+  }
+
+  private countResultCopies(copies: Map<string, Map<ResultCopyOutcome, number>>): void {
+    for (const [tenant, outcomes] of copies) {
+      for (const [outcome, n] of outcomes) {
+        resultCopiesTotal.inc({ outcome }, n);
+        if (outcome === 'published') {
+          this.stats.resultCopies += n;
+          continue;
+        }
+        this.stats.resultCopiesUnrouted += n;
+        if (!this.warnedTenants.has(`${tenant}\u0000${outcome}`) && this.warnedTenants.size < WARNED_TENANTS_MAX) {
+          this.warnedTenants.add(`${tenant}\u0000${outcome}`);
+          this.log.warn({ msg: 'final entry of a tenant without a result topic; kept in the journal and on the journal topic', tenant, why: outcome });
+        }
+      }
     }
   }
 
@@ -283,7 +344,7 @@ export class OutboxRelay {
 
   private async load(client: PoolClient, seqs: string[]): Promise<OutboxRecord[]> {
     const { rows } = await client.query<OutboxRecord>(
-      preparedQuery(`SELECT seq::text, topic, message_key, payload, headers, trace_context FROM outbox WHERE seq = ANY($1::bigint[]) ORDER BY outbox.seq`, [seqs]),
+      preparedQuery(`SELECT seq::text, topic, message_key, payload, headers, trace_context, result_tenant FROM outbox WHERE seq = ANY($1::bigint[]) ORDER BY outbox.seq`, [seqs]),
     );
     if (rows.length !== seqs.length) throw new Error(`loaded ${rows.length} of ${seqs.length} outbox rows; another writer interfered`);
     return rows;
@@ -349,6 +410,7 @@ export class OutboxRelay {
     this.running = false;
     if (this.timer) clearInterval(this.timer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
+    if (this.resultTopicsTimer) clearInterval(this.resultTopicsTimer);
     await this.draining;
     await this.listener?.end().catch(() => undefined);
     await this.pool.end();

@@ -8,6 +8,7 @@ import { describeVerdict, JournalRollbackGuard } from './journal-rollback-guard'
 import { arvisVersion } from '@arvis/config';
 import { journalMetrics } from '@arvis/journal';
 import { consumerLag, deadLettersTotal } from '@arvis/kafka';
+import { resultCopiesTotal } from '@arvis/outbox';
 
 /** How often the event-loop delay is sampled (prom-client's `nodejs_eventloop_lag_*`). */
 export const EVENT_LOOP_SAMPLE_MS = 100;
@@ -88,7 +89,7 @@ export class HealthController {
       },
     });
     // Counted by the libraries where they happen (one increment each), served here.
-    for (const m of [...journalMetrics, deadLettersTotal, consumerLag] as Metric[]) this.registry.registerMetric(m);
+    for (const m of [...journalMetrics, deadLettersTotal, consumerLag, resultCopiesTotal] as Metric[]) this.registry.registerMetric(m);
   }
 
   @Get('health/live')

@@ -16,7 +16,8 @@ export function bearerTokenOf(headers: Record<string, string | undefined>): stri
 /**
  * The one check of a bearer token for the HTTP surfaces (approver API, console sign-in, admin
  * API): a trusted issuer's token judged for `use` by the database's clock, its session not
- * revoked by then, carrying `role`. The identity, or an ApiError: 401, or 403 without the role.
+ * revoked by then, carrying `role` (null: no role needed, a requester reading its own decisions).
+ * The identity, or an ApiError: 401, or 403 without the role.
  * A refusal's detail goes to `log`; the answer names our issuer rule when one refused it, never
  * the JWT library's text (ADR 0038).
  */
@@ -27,7 +28,7 @@ export class BearerTokenService {
     private readonly db: Database,
   ) {}
 
-  async authenticate(token: string, use: TokenUse, role: string, log: Logger): Promise<VerifiedIdentity> {
+  async authenticate(token: string, use: TokenUse, role: string | null, log: Logger): Promise<VerifiedIdentity> {
     const [{ now }] = await this.db.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
     const verified = await this.identity.verify(token, now, use);
     if (!verified.ok) {
@@ -38,7 +39,7 @@ export class BearerTokenService {
     if (verified.identity.sessionId !== null && (await this.revoked(verified.identity.sessionId))) {
       throw new ApiError(HttpStatus.UNAUTHORIZED, 'unauthenticated', { message: 'the session was revoked' });
     }
-    if (!verified.identity.roles.includes(role)) {
+    if (role !== null && !verified.identity.roles.includes(role)) {
       throw new ApiError(HttpStatus.FORBIDDEN, 'forbidden', { message: `the ${role} role is required` });
     }
     return verified.identity;

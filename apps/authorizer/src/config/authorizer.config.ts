@@ -68,6 +68,10 @@ export const AuthorizerEnv = z
     CONFIRMATION_REQUEST_TTL_MS: envInt(15 * 60 * 1000, 100),
     CONFIRMATION_GRANT_TTL_MS: envInt(5 * 60 * 1000, 100),
     CONFIRMATION_POLL_MS: envInt(1000, 50),
+    /** `GET /decisions/{id}?waitS=` (ADR 0072): the longest wait granted, the shared poller's interval, the most long polls held at once. */
+    RESULT_WAIT_MAX_S: envInt(30, 0, 300),
+    RESULT_POLL_MS: envInt(250, 20, 10000),
+    RESULT_MAX_WAITERS: envInt(1000, 1, 100000),
     /** How often the retry worker looks for retry rows to submit as new decisions. */
     RETRY_POLL_MS: envInt(1000, 50),
     /**
@@ -160,6 +164,7 @@ export function loadAuthorizerConfig(env?: Record<string, string | undefined>) {
       grantTtlMs: e.CONFIRMATION_GRANT_TTL_MS,
       pollMs: e.CONFIRMATION_POLL_MS,
     },
+    results: { waitMaxS: e.RESULT_WAIT_MAX_S, pollMs: e.RESULT_POLL_MS, maxWaiters: e.RESULT_MAX_WAITERS },
     retention: {
       enabled: e.RETENTION_ENABLED,
       decisionsMs: e.RETENTION_DECISIONS_MS,

@@ -1,11 +1,8 @@
-// Applies the ACL table (scripts/kafka-acls.ts, docs/kafka-security.md) to a secured broker, as a
+// Applies the ACL table (libs/kafka/src/acl-table.ts, docs/kafka-security.md) to a secured broker, as a
 // principal allowed to alter ACLs (the admin): run once after create-topics.
 import { ConfigError, kafkaSecurity, loadConfig, resultTopicsFor, topicsFor } from '@arvis/config';
-import { createKafka } from '@arvis/kafka';
-import { aclTable, ACL_ROLES, applyAcls, type AclRole } from './kafka-acls';
+import { aclTable, applyAcls, createKafka, tablePrincipals } from '@arvis/kafka';
 import { AclsEnv } from './script-env';
-
-const defaults = Object.fromEntries(ACL_ROLES.map((r) => [r, [`User:${r}`]])) as Record<AclRole, string[]>;
 
 async function main(): Promise<void> {
   const env = loadConfig(AclsEnv);
@@ -19,7 +16,7 @@ async function main(): Promise<void> {
   const admin = createKafka({ brokers: env.KAFKA_BROKERS.split(','), security, clientId: 'arvis-acls' }).admin();
   await admin.connect();
   try {
-    const n = await applyAcls(admin, rules, { ...defaults, ...env.KAFKA_ACL_PRINCIPALS });
+    const n = await applyAcls(admin, rules, tablePrincipals(env.KAFKA_ACL_PRINCIPALS));
     console.log(`[acls] ${n} ACLs in place for ${rules.length} rules`);
   } finally {
     await admin.disconnect();

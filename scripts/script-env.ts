@@ -5,7 +5,6 @@ import { z } from 'zod';
 import { commonEnvShape, envInt, journalShardsEnv, envJson, envString, kafkaSecurityEnvShape, kafkaTopicEnvShape, resultTopicTenantsEnv } from '@arvis/config';
 import { DEFAULT_ROLE_PREFIX, ROLE_PREFIX_PATTERN } from '@arvis/persistence';
 import { toolPackagesEnv } from '@arvis/tool-catalog';
-import { ACL_ROLES } from './kafka-acls';
 
 const unsetIfEmpty = (v: unknown) => (v === '' ? undefined : v);
 
@@ -37,24 +36,8 @@ export const TopicsEnv = z.object({
   ...kafkaTopicEnvShape,
 });
 
-const principal = z.string().regex(/^User:[^\s]+$/, 'a principal is User:<name>');
-
-/** `npm run kafka:acls` (scripts/apply-kafka-acls.ts). */
-export const AclsEnv = z.object({
-  KAFKA_BROKERS: commonEnvShape.KAFKA_BROKERS,
-  ARVIS_TOPIC_PREFIX: commonEnvShape.ARVIS_TOPIC_PREFIX,
-  ARVIS_PROFILE: commonEnvShape.ARVIS_PROFILE,
-  ...kafkaSecurityEnvShape,
-  /** Role -> principals, e.g. {"producer": ["User:agent-a", "User:agent-b"]}; roles left out keep User:<role>. */
-  KAFKA_ACL_PRINCIPALS: envJson(z.partialRecord(z.enum(ACL_ROLES), z.array(principal)), {}),
-  /** The tenants with result topics (ADR 0073): the services' list; each topic gets LITERAL ACLs. */
-  RESULT_TOPIC_TENANTS: resultTopicTenantsEnv(),
-  /** Tenant -> the principals that read its result topic, e.g. {"acme": ["User:agent-acme"]}; a tenant left out gets no reader. */
-  KAFKA_RESULT_READERS: envJson(z.record(z.string().min(1), z.array(principal)), {}),
-  /** The services' KAFKA_GROUP_ID. */
-  AUTHORIZER_GROUP_ID: envString('arvis-authorizer'),
-  DISPATCHER_GROUP_ID: envString('arvis-dispatcher'),
-});
+/** `npm run kafka:acls` (scripts/apply-kafka-acls.ts); `arvis doctor --kafka-admin-env` reads the same. */
+export { AclsEnv } from '@arvis/kafka';
 
 /** The demo producer (scripts/demo-producer.ts). */
 export const DemoProducerEnv = z.object({

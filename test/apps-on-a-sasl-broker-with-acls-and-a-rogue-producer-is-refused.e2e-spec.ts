@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
@@ -7,52 +6,25 @@ import type { KafkaSecurity } from '@arvis/config';
 import { createKafka, createProducer } from '@arvis/kafka';
 import { groupOf } from './support/environment';
 import { Harness } from './support/harness';
-import { DATA, ROOT } from './support/services';
+import { SecureBroker, SECURE_BROKERS } from './support/secure-broker';
+import { ROOT } from './support/services';
 import { Stack } from './support/stack';
 import { adminApi } from './support/admin-api';
 import type { RunningApp } from './support/services';
 import { readDedupeFence } from '../apps/authorizer/src/prune-records/dedupe-fence';
 import { readRecord } from '../apps/authorizer/src/redrive-dead-letter/read-dead-letter';
 
-// A second broker beside the suite's plaintext one: SASL SCRAM-SHA-512 over TLS (a self-signed
-// certificate made at start), the StandardAuthorizer, nothing allowed without an ACL
-// (scripts/kafka.sh start-secure; docs/kafka-security.md).
-// Shifted like the apps' ports (ARVIS_TEST_PORT_OFFSET), so two checkouts' suites do not collide.
-const OFFSET = Number(process.env.ARVIS_TEST_PORT_OFFSET ?? 0);
-const PORT = process.env.KAFKA_SECURE_PORT ?? String(9095 + OFFSET);
-const CONTROLLER_PORT = process.env.KAFKA_SECURE_CONTROLLER_PORT ?? String(19095 + OFFSET);
-const BROKERS = [`127.0.0.1:${PORT}`];
+// The secured broker (test/support/secure-broker.ts): SASL SCRAM over TLS, nothing allowed without an ACL.
 const CLI = join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js');
-const ADMIN_PASSWORD = 'admin-secret-for-the-spec';
 const USERS = ['authorizer', 'dispatcher', 'producer', 'analyst', 'rogue'] as const;
 type User = (typeof USERS)[number] | 'admin';
-const passwordOf = (u: User) => (u === 'admin' ? ADMIN_PASSWORD : `${u}-pw-${PORT}`);
-const CA_FILE = join(process.env.KAFKA_SECURE_DATA_DIR ?? join(DATA, 'kafka-secure'), 'run', 'tls', 'ca.pem');
-// Read after the broker has made it (each start makes a new one).
-const as = (u: User): KafkaSecurity => ({
-  ssl: { ca: [readFileSync(CA_FILE, 'utf8')] },
-  sasl: { mechanism: 'scram-sha-512', username: u, password: passwordOf(u) },
-});
-const saslEnv = (u: User) => ({
-  KAFKA_TLS: 'true',
-  KAFKA_TLS_CA_FILE: CA_FILE,
-  KAFKA_SASL_MECHANISM: 'scram-sha-512',
-  KAFKA_SASL_USERNAME: u,
-  KAFKA_SASL_PASSWORD: passwordOf(u),
-});
+const broker = new SecureBroker(USERS);
+const BROKERS = SECURE_BROKERS;
+const as = (u: User): KafkaSecurity => broker.as(u);
+const saslEnv = (u: User) => broker.env(u);
 // The table's roles, each granted to its own user; the relay role runs inside both services here.
 // Roles left out keep User:<role> (authorizer, dispatcher, producer, analyst).
 const PRINCIPALS = { relay: [] as string[] };
-
-const brokerEnv = {
-  ...process.env,
-  KAFKA_SECURE_TLS: 'true',
-  KAFKA_SECURE_PORT: PORT,
-  KAFKA_SECURE_CONTROLLER_PORT: CONTROLLER_PORT,
-  KAFKA_SECURE_ADMIN_PASSWORD: ADMIN_PASSWORD,
-  KAFKA_SECURE_USERS: USERS.map((u) => `${u}=${passwordOf(u)}`).join(' '),
-};
-const kafkaScript = (command: string) => promisify(execFile)('bash', [`${ROOT}/scripts/kafka.sh`, command], { env: brokerEnv, timeout: 120_000 });
 
 /** The error kafkajs wraps around the broker's answer: its type, wherever in the chain. */
 function brokerErrorType(e: unknown): string | undefined {
@@ -68,20 +40,13 @@ describe('the apps on a SASL (SCRAM over TLS) broker with ACLs, each as its own 
   let authorizerApp: RunningApp;
 
   beforeAll(async () => {
-    await kafkaScript('start-secure');
+    await broker.start();
     stack = await Stack.create('securekafka', { kafka: { brokers: BROKERS, security: as('admin') } });
     // The table applied as an operator would: npm run kafka:acls, as the admin.
-    await promisify(execFile)(process.execPath, [join(ROOT, 'dist', 'scripts', 'apply-kafka-acls.js')], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        KAFKA_BROKERS: BROKERS.join(','),
-        ARVIS_TOPIC_PREFIX: stack.env.topicPrefix,
-        ...saslEnv('admin'),
-        KAFKA_ACL_PRINCIPALS: JSON.stringify(PRINCIPALS),
-        AUTHORIZER_GROUP_ID: groupOf(stack.env, 'authorizer'),
-        DISPATCHER_GROUP_ID: groupOf(stack.env, 'dispatcher'),
-      },
-      timeout: 60_000,
+    await broker.applyAcls(stack.env.topicPrefix, {
+      KAFKA_ACL_PRINCIPALS: JSON.stringify(PRINCIPALS),
+      AUTHORIZER_GROUP_ID: groupOf(stack.env, 'authorizer'),
+      DISPATCHER_GROUP_ID: groupOf(stack.env, 'dispatcher'),
     });
     [authorizerApp] = await Promise.all([
       stack.start('authorizer', 'authorizer', { env: saslEnv('authorizer') }),
@@ -93,7 +58,7 @@ describe('the apps on a SASL (SCRAM over TLS) broker with ACLs, each as its own 
   afterAll(async () => {
     await h?.close();
     await stack?.stop();
-    await kafkaScript('stop-secure');
+    await broker.stop();
   });
 
   it('journals a decision sent by the producer principal, read back by the analyst principal', async () => {

@@ -1,39 +1,14 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { topicsFor } from '@arvis/config';
 import { generateEd25519KeyPair } from '@arvis/crypto';
 import { createKafka } from '@arvis/kafka';
 import { applyDatabaseRoles, componentRole, DEFAULT_ROLE_PREFIX } from '@arvis/persistence';
 import { Client } from 'pg';
-import { shellQuote } from '../apps/cli/src/generate-keys/generate-keys';
+import { join } from 'node:path';
+import { doctor, envFiles, type DoctorReport as Report } from './support/doctor';
 import { createEnvironment, type TestEnvironment } from './support/environment';
-import { ROOT } from './support/services';
-
-const CLI = join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js');
-interface Report {
-  ok: boolean;
-  failed: string[];
-  checks: { name: string; status: 'ok' | 'fail' | 'skip'; detail: string }[];
-}
-
-/** `arvis doctor` as an operator runs it: on the services' environment files, nothing started. */
-function doctor(args: string[]): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, 'doctor', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 }, (e, stdout) =>
-      resolve({ code: e ? Number((e as { code?: number }).code) : 0, stdout }),
-    );
-  });
-}
 
 describe('arvis doctor', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'arvis-doctor-'));
-  const envFile = (name: string, env: Record<string, string>) => {
-    const path = join(dir, name);
-    writeFileSync(path, Object.entries(env).map(([k, v]) => `export ${k}=${shellQuote(v)}\n`).join(''));
-    return path;
-  };
+  const envFile = envFiles('arvis-doctor-');
   let env: TestEnvironment;
 
   beforeAll(async () => {
@@ -115,5 +90,21 @@ describe('arvis doctor', () => {
       await applyDatabaseRoles(env.databaseUrl, { prefix: DEFAULT_ROLE_PREFIX, packages: ['@arvis/tool-demo'] });
       await owner.end();
     }
+  });
+
+  // The database's clock against this machine's: the CLI's clock shifted a minute ahead, as a host
+  // without NTP would be (test/support/shift-clock.cjs).
+  it('names each service whose database clock is further from this machine\'s than allowed, and passes within a wider threshold', async () => {
+    const shifted = { NODE_OPTIONS: `--require ${join(__dirname, 'support', 'shift-clock.cjs')}`, ARVIS_TEST_CLOCK_OFFSET_MS: '60000' };
+    const args = ['--authorizer-env', envFile('clock-authorizer.env', env.appEnv), '--dispatcher-env', envFile('clock-dispatcher.env', env.appEnv), '--json'];
+    const clocks = (report: Report) => report.checks.filter((c) => c.name.startsWith('clock ('));
+    const off = JSON.parse((await doctor(args, shifted)).stdout) as Report;
+    expect(clocks(off).map((c) => [c.name, c.status])).toEqual([['clock (authorizer)', 'fail'], ['clock (dispatcher)', 'fail']]);
+    expect(off.failed).toEqual(expect.arrayContaining(['clock (authorizer)', 'clock (dispatcher)']));
+    expect(clocks(off)[0].detail).toMatch(/^the database's clock is (59|60)\d{3} ms \(± \d+\) behind this machine's: more than 5000 ms \(--max-clock-skew-ms\); synchronise the hosts' clocks \(NTP\)$/);
+    const wide = JSON.parse((await doctor([...args, '--max-clock-skew-ms', '120000'], shifted)).stdout) as Report;
+    expect(clocks(wide).map((c) => c.status)).toEqual(['ok', 'ok']);
+    const unshifted = JSON.parse((await doctor(args)).stdout) as Report;
+    expect(clocks(unshifted).map((c) => c.status)).toEqual(['ok', 'ok']);
   });
 });

@@ -8,9 +8,11 @@ import { COMPONENTS } from '../../scripts/configuration-reference/configuration-
 
 // ADR 0066. kubectl renders the Kustomize tree (the project's machines have it on PATH; without it
 // this fails, never skips). No cluster is reachable, so `kubectl apply --dry-run` cannot validate
-// against the API server's schemas; the objects are checked here for what this project gets
-// wrong: variables the code does not read, secrets not from files, probes on routes that do not
-// exist, mutable image tags, paths the image does not hold, a container that may run as root.
+// against the API server's schemas: every rendered object is validated against the Kubernetes
+// OpenAPI schemas the pinned `kubernetes-models` package ships (validate-against-kubernetes-schemas.mjs),
+// then checked for what this project gets wrong: variables the code does not read, secrets not
+// from files, probes on routes that do not exist, mutable image tags, paths the image does not
+// hold, a container that may run as root.
 const ROOT = join(__dirname, '..', '..');
 const DIR = __dirname;
 const OVERLAYS = ['base', 'overlays/production'];
@@ -34,7 +36,23 @@ const MANAGEMENT_ROUTES = ['/health/live', '/health/ready', '/metrics'];
 const MADE_BY_THE_OPERATOR = { Secret: ['arvis-authorizer', 'arvis-dispatcher', 'arvis-relay', 'arvis-migrate', 'arvis-kafka-admin'], ConfigMap: ['arvis-kafka-ca'] };
 const WORKLOAD_KINDS = ['Deployment', 'Job'];
 
+/** Problems the Kubernetes schemas find in these objects (an ES module run by node: the package is one). */
+const schemaProblems = (objects: unknown[]): { object: string; problem: string }[] =>
+  JSON.parse(execFileSync(process.execPath, [join(DIR, 'validate-against-kubernetes-schemas.mjs')], { input: JSON.stringify(objects), encoding: 'utf8', stdio: 'pipe' }));
+
 const schemaOf = (component: string) => COMPONENTS.find((c) => c.name === component)!.schema as z.ZodObject;
+
+describe('the Kubernetes schema validation', () => {
+  it('names a wrong type, a missing required field and a kind it has no schema for', () => {
+    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { selector: { matchLabels: { a: 'b' } }, template: { spec: { containers: [{ name: 'c', image: 'i:1', ports: [{ containerPort: '8080' }] }] } } } };
+    const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, spec: { template: { spec: { containers: [{ image: 'i:1' }] } } } };
+    expect(schemaProblems([deployment, job, { apiVersion: 'apps/v1', kind: 'Deploymnet', metadata: { name: 'x' } }])).toEqual([
+      { object: 'Deployment/d (apps/v1)', problem: '/spec/template/spec/containers/0/ports/0/containerPort must be integer' },
+      { object: 'Job/j (batch/v1)', problem: '/spec/template/spec/containers/0 must have required property name' },
+      { object: 'Deploymnet/x (apps/v1)', problem: 'no schema for this apiVersion and kind' },
+    ]);
+  });
+});
 
 describe.each(OVERLAYS)('deploy/kubernetes/%s', (dir) => {
   const objects = render(dir);
@@ -53,6 +71,10 @@ describe.each(OVERLAYS)('deploy/kubernetes/%s', (dir) => {
       expect([o.apiVersion, o.kind, o.metadata?.name].every((x) => typeof x === 'string' && x.length > 0)).toBe(true);
       if (dir !== 'base') expect(o.metadata.namespace).toBe('arvis');
     }
+  });
+
+  it('holds only objects the Kubernetes API schemas accept', () => {
+    expect(schemaProblems(objects)).toEqual([]);
   });
 
   it('selects its own pods: each Deployment\'s selector matches its template, each Service and budget a Deployment', () => {

@@ -190,8 +190,8 @@ connects to anything. An empty variable counts as unset.
 - **Keys.** \`arvis keys generate intent|checkpoint\` prints a key pair in the form these variables
   take; rotation is in [keys.md](keys.md).
 - **Checking a deployment.** \`arvis doctor --authorizer-env FILE --dispatcher-env FILE …\` loads
-  each file with its service's own rules and checks the database, the migrations, the topics and
-  that the keys pair, one line per check ([operations.md](operations.md)).
+  each file with its service's own rules and checks the database (and its clock), the migrations,
+  the topics, the broker's ACLs (with \`--kafka-admin-env\`) and that the keys pair, one line per check ([operations.md](operations.md)).
 - **Files to start from.** Each service has a generated \`.env.example\` (below) listing its
   variables with their defaults.
 

@@ -15,6 +15,16 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it('reads doctor\'s environment files and its clock-skew threshold', () => {
+    expect(parseCommandLine(['doctor', '--authorizer-env', 'a.env', '--kafka-admin-env', 'k.env', '--max-clock-skew-ms', '250']).command).toEqual({
+      name: 'doctor',
+      envFiles: { authorizer: 'a.env', 'kafka-admin': 'k.env' },
+      maxClockSkewMs: 250,
+    });
+    expect(() => parseCommandLine(['doctor', '--cli-env', 'c.env', '--max-clock-skew-ms', '2s'])).toThrow('--max-clock-skew-ms: a whole number of milliseconds');
+    expect(() => parseCommandLine(['verify', '--max-clock-skew-ms', '5'])).toThrow('--max-clock-skew-ms applies to doctor only');
+  });
+
   it('reads --version, -V and version as the version command', () => {
     for (const argv of [['--version'], ['-V'], ['version'], ['version', '--json']]) expect(parseCommandLine(argv).command).toEqual({ name: 'version' });
   });

@@ -35,12 +35,15 @@ Keys (no configuration read, nothing connected):
 
 Checking a deployment (reads the services' configurations, starts nothing):
   doctor [--authorizer-env FILE] [--dispatcher-env FILE] [--relay-env FILE] [--cli-env FILE]
-         [--kafka-admin-env FILE] [--migrations DIR]
-                    one line per check: each configuration loads, database reachable (and its
-                    clock), each login's rights exactly its role's, migrations current, every topic present (partitions, replicas, min ISR), the
-                    authorizer's intent key among the dispatcher's, checkpoint keys pair, every
-                    trusted issuer's keys load (JWKS URLs answer); broker checks as the
-                    --kafka-admin-env principal when given; exit 2 naming what failed
+         [--kafka-admin-env FILE] [--migrations DIR] [--max-clock-skew-ms N]
+                    one line per check: each configuration loads, database reachable, its clock
+                    within N ms of this machine's (default 5000), each login's rights exactly its
+                    role's, migrations current, every topic present (partitions, replicas, min
+                    ISR), the authorizer's intent key among the dispatcher's, checkpoint keys
+                    pair, every trusted issuer's keys load (JWKS URLs answer); with
+                    --kafka-admin-env (the operator principal, the file npm run kafka:acls reads)
+                    the broker's ACLs: each principal may do what the ACL table grants it and no
+                    more; exit 2 naming what failed
 
 Operator acts, through the authorizer's admin API (ADMIN_URL, ADMIN_TOKEN: a token with the
 admin role; each act is journaled naming its issuer and subject; docs/operations.md):
@@ -79,7 +82,7 @@ export type Command =
   | { name: 'report'; since?: TimePoint; until?: TimePoint; htmlFile?: string }
   | { name: 'admin'; request: AdminRequest }
   | { name: 'keys'; kind: KeyKind; keyId?: string }
-  | { name: 'doctor'; envFiles: Partial<Record<DoctorRole, string>>; migrationsDir?: string };
+  | { name: 'doctor'; envFiles: Partial<Record<DoctorRole, string>>; migrationsDir?: string; maxClockSkewMs?: number };
 
 /** What verify checks: the database alone, the topic alone, or the one against the other. */
 export type VerifySource = 'database' | 'topic' | 'database-against-topic';
@@ -116,6 +119,7 @@ const OPTIONS = {
   'cli-env': { type: 'string' },
   'kafka-admin-env': { type: 'string' },
   migrations: { type: 'string' },
+  'max-clock-skew-ms': { type: 'string' },
 } as const;
 
 const TAIL_ONLY = ['tenant', 'tool', 'boundary', 'run', 'from-beginning', 'limit'] as const;
@@ -190,7 +194,7 @@ function refuseMisplacedOptions(name: string, values: Record<string, unknown>): 
   if (notForReport.length > 0) throw new UsageError(`--${notForReport[0]} applies to report only`);
   const notForAdmin = name === 'admin' ? [] : ADMIN_ONLY.filter((o) => values[o] !== undefined);
   if (notForAdmin.length > 0) throw new UsageError(`--${notForAdmin[0]} applies to admin only`);
-  const doctorOnly = [...DOCTOR_ROLES.map((r) => `${r}-env`), 'migrations'].filter((o) => values[o] !== undefined);
+  const doctorOnly = [...DOCTOR_ROLES.map((r) => `${r}-env`), 'migrations', 'max-clock-skew-ms'].filter((o) => values[o] !== undefined);
   if (name !== 'doctor' && doctorOnly.length > 0) throw new UsageError(`--${doctorOnly[0]} applies to doctor only`);
   for (const [flag, command] of [['key-id', 'keys'], ['quarantined', 'outbox']] as const) {
     if (name !== command && values[flag] !== undefined) throw new UsageError(`--${flag} applies to ${command} only`);
@@ -204,7 +208,14 @@ function doctorCommand(values: Record<string, unknown>): Extract<Command, { name
   const envFiles: Partial<Record<DoctorRole, string>> = {};
   for (const role of DOCTOR_ROLES) if (typeof values[`${role}-env`] === 'string') envFiles[role] = values[`${role}-env`] as string;
   if (Object.keys(envFiles).length === 0) throw new UsageError('doctor needs at least one --<role>-env FILE (authorizer, dispatcher, relay, cli, kafka-admin)');
-  return { name: 'doctor', envFiles, ...(typeof values.migrations === 'string' ? { migrationsDir: values.migrations } : {}) };
+  const skew = values['max-clock-skew-ms'];
+  if (typeof skew === 'string' && !/^\d{1,9}$/.test(skew)) throw new UsageError('--max-clock-skew-ms: a whole number of milliseconds');
+  return {
+    name: 'doctor',
+    envFiles,
+    ...(typeof values.migrations === 'string' ? { migrationsDir: values.migrations } : {}),
+    ...(typeof skew === 'string' ? { maxClockSkewMs: Number(skew) } : {}),
+  };
 }
 
 function keysCommand(rest: string[], keyId: string | undefined): Extract<Command, { name: 'keys' }> {

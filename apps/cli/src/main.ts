@@ -131,7 +131,7 @@ type Print = (doc: unknown, lines: () => string[]) => void;
 async function doctor(command: Extract<Command, { name: 'doctor' }>, out: Printer): Promise<number> {
   // In a checkout the project's migrations sit beside the build; a packed CLI is given --migrations.
   const migrationsDir = command.migrationsDir ?? join(__dirname, '..', '..', '..', '..', 'prisma', 'migrations');
-  const checks = await runDoctor({ envFiles: command.envFiles, migrationsDir });
+  const checks = await runDoctor({ envFiles: command.envFiles, migrationsDir, maxClockSkewMs: command.maxClockSkewMs });
   const failed = checks.filter((c) => c.status === 'fail').map((c) => c.name);
   if (out.json) out.jsonLine({ ok: failed.length === 0, failed, checks });
   else renderDoctor(checks).forEach((l) => out.line(l));

@@ -20,3 +20,23 @@ export { readTopic, type ReadRecord, type ReadTopicOptions } from './read-topic'
 export { ensureTopics, type TopicPlan } from './topics';
 export { PassErrorsToTransport } from './pass-errors-to-transport.filter';
 export { consumerLag, deadLettersTotal } from './transport-metrics';
+export {
+  ACL_ROLES,
+  AclsEnv,
+  ADMIN_READER_GROUP_PREFIX,
+  ANALYST_GROUP_PREFIXES,
+  JOURNAL_HEAD_READER_GROUP_PREFIX,
+  aclEntries,
+  aclMarkdown,
+  aclTable,
+  applyAcls,
+  compareAcls,
+  describeAllAcls,
+  tablePrincipals,
+  type AclOperation,
+  type AclPlan,
+  type AclRole,
+  type AclRule,
+  type HeldAcl,
+  type PrincipalAclVerdict,
+} from './acl-table';

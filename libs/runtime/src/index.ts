@@ -9,6 +9,5 @@ export { ApiError, PublicErrorFilter, publicErrorBody, errorCodeOf, type PublicE
 export { isApiPath, isManagementPath, routePrefixes } from './http-surface';
 export { byAddress, byCredentialOrAddress, RateLimitGuard } from './rate-limit.guard';
 export { describeVerdict, JournalRollbackGuard } from './journal-rollback-guard';
-export { JOURNAL_HEAD_READER_GROUP_PREFIX } from './journal-head-group';
 export { scrapeSnapshot, SCRAPE_SNAPSHOT_MS } from './scrape-snapshot';
 export { isTransientFault, retryWhileTransient } from './transient-fault';

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { readDatabaseHeads, rollbackVerdictOfChains, topicHeadsOf, type RollbackVerdict, type TopicHead } from '@arvis/journal';
-import { readTopic } from '@arvis/kafka';
+import { JOURNAL_HEAD_READER_GROUP_PREFIX, readTopic } from '@arvis/kafka';
 import { Database, untilDatabaseAnswers } from '@arvis/persistence';
-import { JOURNAL_HEAD_READER_GROUP_PREFIX } from './journal-head-group';
 import { PeriodicTask } from './periodic-task';
 import { SERVICE_SETTINGS, type ServiceSettings } from './service-runtime';
 

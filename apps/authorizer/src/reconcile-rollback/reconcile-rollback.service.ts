@@ -1,10 +1,10 @@
 import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { lostEntriesOf, restoreLostEntries } from '@arvis/journal';
-import { readTopic } from '@arvis/kafka';
+import { JOURNAL_HEAD_READER_GROUP_PREFIX, readTopic } from '@arvis/kafka';
 import { ConfirmationStore } from '@arvis/lifecycle';
 import { Database, type Tx } from '@arvis/persistence';
-import { JournalRollbackGuard, JOURNAL_HEAD_READER_GROUP_PREFIX } from '@arvis/runtime';
+import { JournalRollbackGuard } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { refusal, type AdminOutcome, type Operator } from '../admin-guard/admin-http';
 import { journalOperatorAct, type JournaledAct } from '../admin-guard/operator-journal';

@@ -1,8 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createKafka } from '@arvis/kafka';
-
-/** The throwaway consumer groups of the admin API's dead-letter reader (the ACL table grants them). */
-export const ADMIN_READER_GROUP_PREFIX = 'arvis-admin-reader-';
+import { ADMIN_READER_GROUP_PREFIX, createKafka } from '@arvis/kafka';
 
 export interface TopicRecord {
   key: string | null;

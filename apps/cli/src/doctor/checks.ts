@@ -13,6 +13,18 @@ export const ok = (name: string, detail: string): Check => ({ name, status: 'ok'
 export const fail = (name: string, detail: string): Check => ({ name, status: 'fail', detail });
 export const skip = (name: string, detail: string): Check => ({ name, status: 'skip', detail });
 
+/**
+ * The database's clock against this machine's: the database read its clock somewhere within the
+ * round trip, so the skew is measured from its middle and is known to ± half the round trip.
+ */
+export function clockSkewCheck(name: string, t: { databaseMs: number; sentAtMs: number; answeredAtMs: number }, maxSkewMs: number): Check {
+  const skew = t.databaseMs - (t.sentAtMs + t.answeredAtMs) / 2;
+  const within = Math.ceil((t.answeredAtMs - t.sentAtMs) / 2);
+  const side = skew > 0 ? 'ahead of' : 'behind';
+  const detail = `the database's clock is ${Math.round(Math.abs(skew))} ms (± ${within}) ${side} this machine's`;
+  return Math.abs(skew) > maxSkewMs ? fail(name, `${detail}: more than ${maxSkewMs} ms (--max-clock-skew-ms); synchronise the hosts' clocks (NTP)`) : ok(name, `${detail}; at most ${maxSkewMs} ms allowed`);
+}
+
 /** Both keys as spki DER, so a PEM and a base64 DER of one key compare equal. */
 const spkiOfPrivate = (privateKey: string) => createPublicKey(loadEd25519PrivateKey(privateKey)).export({ type: 'spki', format: 'der' }).toString('base64');
 const spkiOfPublic = (publicKey: string) => loadEd25519PublicKey(publicKey).export({ type: 'spki', format: 'der' }).toString('base64');

@@ -1,5 +1,5 @@
 import { generateEd25519KeyPair } from '@arvis/crypto';
-import { checkpointKeyCheck, intentKeyCheck } from './checks';
+import { checkpointKeyCheck, clockSkewCheck, intentKeyCheck } from './checks';
 import { parseEnvFile } from './env-file';
 import { renderKeys, generateKeys } from '../generate-keys/generate-keys';
 
@@ -49,5 +49,21 @@ describe('doctor: key checks', () => {
     expect(checkpointKeyCheck([a], { c0: cp.publicKeyPem }).detail).toBe("the analysts' JOURNAL_CHECKPOINT_VERIFICATION_KEYS has no key c1 (it has c0)");
     expect(checkpointKeyCheck([a], { c1: generateEd25519KeyPair().publicKeyPem }).status).toBe('fail');
     expect(checkpointKeyCheck([], undefined).status).toBe('skip');
+  });
+});
+
+describe('doctor: clock skew against the database', () => {
+  it('measures from the middle of the round trip, says which clock is ahead, and fails past the threshold', () => {
+    expect(clockSkewCheck('clock (authorizer)', { databaseMs: 10_250, sentAtMs: 10_000, answeredAtMs: 10_100 }, 5000)).toEqual({
+      name: 'clock (authorizer)',
+      status: 'ok',
+      detail: "the database's clock is 200 ms (± 50) ahead of this machine's; at most 5000 ms allowed",
+    });
+    expect(clockSkewCheck('clock (dispatcher)', { databaseMs: 1_000, sentAtMs: 61_000, answeredAtMs: 61_010 }, 5000)).toEqual({
+      name: 'clock (dispatcher)',
+      status: 'fail',
+      detail: "the database's clock is 60005 ms (± 5) behind this machine's: more than 5000 ms (--max-clock-skew-ms); synchronise the hosts' clocks (NTP)",
+    });
+    expect(clockSkewCheck('clock (relay)', { databaseMs: 1_000, sentAtMs: 61_000, answeredAtMs: 61_010 }, 60_005).status).toBe('ok');
   });
 });

@@ -1,15 +1,14 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { ConfigResourceTypes, type Admin } from 'kafkajs';
 import { Client } from 'pg';
-import { ConfigError, kafkaSecurity, kafkaSecurityEnvShape, loadConfig, type KafkaSecurity } from '@arvis/config';
+import { ConfigError, kafkaSecurity, loadConfig, topicsFor, type KafkaSecurity } from '@arvis/config';
 import type { Topics } from '@arvis/contracts';
-import { createKafka } from '@arvis/kafka';
-import { z } from 'zod';
+import { aclTable, AclsEnv, compareAcls, createKafka, describeAllAcls, tablePrincipals, type AclRole, type PrincipalAclVerdict } from '@arvis/kafka';
 import { loadAuthorizerConfig, type AuthorizerConfig } from '../../../authorizer/src/config/authorizer.config';
 import { loadDispatcherConfig, type DispatcherConfig } from '../../../dispatcher/src/config/dispatcher.config';
 import { loadRelayConfig, type RelayConfig } from '../../../relay/src/relay.config';
 import { loadCliConfig, type CliConfig } from '../cli.config';
-import { checkpointKeyCheck, fail, intentKeyCheck, issuerCheck, ok, skip, type Check, type Signer } from './checks';
+import { checkpointKeyCheck, clockSkewCheck, fail, intentKeyCheck, issuerCheck, ok, skip, type Check, type Signer } from './checks';
 import { DOCTOR_ROLES, type DoctorRole } from './doctor-roles';
 import { parseEnvFile } from './env-file';
 import { compareRights, heldRights } from './role-rights';
@@ -19,6 +18,20 @@ export interface DoctorInputs {
   /** Environment file per role; the services' are read by their own loaders, nothing is started. */
   envFiles: Partial<Record<DoctorRole, string>>;
   migrationsDir: string;
+  /** How far the database's clock may be from this machine's (default DEFAULT_MAX_CLOCK_SKEW_MS). */
+  maxClockSkewMs?: number;
+}
+
+/** The services judge time by the database's clock where it matters (ADR 0030); a host this far off is misconfigured. */
+export const DEFAULT_MAX_CLOCK_SKEW_MS = 5000;
+
+/** The operator principal's connection and the ACL table's parameters (AclsEnv: what `npm run kafka:acls` reads). */
+interface KafkaAdmin {
+  brokers: string[];
+  security: KafkaSecurity;
+  principals: Record<AclRole, string[]>;
+  topics: Topics;
+  groups: { authorizer: string; dispatcher: string };
 }
 
 interface Loaded {
@@ -26,7 +39,7 @@ interface Loaded {
   dispatcher?: DispatcherConfig;
   relay?: RelayConfig;
   cli?: CliConfig;
-  kafkaAdmin?: { brokers: string[]; security: KafkaSecurity };
+  kafkaAdmin?: KafkaAdmin;
 }
 
 type Service = AuthorizerConfig | DispatcherConfig | RelayConfig;
@@ -36,8 +49,6 @@ function readEnv(path: string): Record<string, string> {
   if (problems.length) throw new ConfigError(problems.map((p) => `${path}: ${p}`));
   return env;
 }
-
-const KafkaAdminEnv = z.object({ KAFKA_BROKERS: z.string().min(1), ...kafkaSecurityEnvShape });
 
 function loadRole(role: DoctorRole, env: Record<string, string>): Loaded {
   switch (role) {
@@ -50,10 +61,18 @@ function loadRole(role: DoctorRole, env: Record<string, string>): Loaded {
     case 'cli':
       return { cli: loadCliConfig(env, { database: false, checkpointKeys: env.JOURNAL_CHECKPOINT_VERIFICATION_KEYS !== undefined }) };
     case 'kafka-admin': {
-      const e = loadConfig(KafkaAdminEnv, env);
-      const { security, issues } = kafkaSecurity(e);
+      const e = loadConfig(AclsEnv, env);
+      const { security, issues } = kafkaSecurity(e, e.ARVIS_PROFILE);
       if (issues.length) throw new ConfigError(issues);
-      return { kafkaAdmin: { brokers: e.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean), security } };
+      return {
+        kafkaAdmin: {
+          brokers: e.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
+          security,
+          principals: tablePrincipals(e.KAFKA_ACL_PRINCIPALS),
+          topics: topicsFor(e.ARVIS_TOPIC_PREFIX),
+          groups: { authorizer: e.AUTHORIZER_GROUP_ID, dispatcher: e.DISPATCHER_GROUP_ID },
+        },
+      };
     }
   }
 }
@@ -78,18 +97,21 @@ function loadConfigurations(inputs: DoctorInputs): { loaded: Loaded; checks: Che
 
 const servicesOf = (l: Loaded): Service[] => [l.authorizer, l.dispatcher, l.relay].filter((s): s is Service => s !== undefined);
 
-async function databaseCheck(service: Service): Promise<{ check: Check; rights?: Check; reachable: boolean }> {
+async function databaseCheck(service: Service, maxClockSkewMs: number): Promise<{ check: Check; clock?: Check; rights?: Check; reachable: boolean }> {
   const name = `database (${service.service})`;
   const client = new Client({ connectionString: service.database.url, connectionTimeoutMillis: 5000, application_name: 'arvis-doctor' });
   client.on('error', () => undefined);
   try {
     await client.connect();
-    const { rows } = await client.query<{ user: string; db: string; now: Date }>('SELECT current_user AS user, current_database() AS db, now() AS now');
-    const skewS = Math.abs(rows[0].now.getTime() - Date.now()) / 1000;
-    const detail = `reachable as ${rows[0].user} on ${rows[0].db}; clock ${skewS.toFixed(1)} s from this machine's`;
+    const { rows } = await client.query<{ user: string; db: string }>('SELECT current_user AS user, current_database() AS db');
+    // The database's clock at the statement, against this machine's half way through the round trip.
+    const sentAt = Date.now();
+    const { rows: [t] } = await client.query<{ ms: string }>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint::text AS ms');
+    const answeredAt = Date.now();
+    const clock = clockSkewCheck(`clock (${service.service})`, { databaseMs: Number(t.ms), sentAtMs: sentAt, answeredAtMs: answeredAt }, maxClockSkewMs);
     // The role's rights on this very login (ADR 0034): what the service's statements will meet.
     const rights = compareRights(service.service, await heldRights(client));
-    return { check: skewS > 5 ? fail(name, `${detail}: more than 5 s`) : ok(name, detail), rights, reachable: true };
+    return { check: ok(name, `reachable as ${rows[0].user} on ${rows[0].db}`), clock, rights, reachable: true };
   } catch (e) {
     return { check: fail(name, `not reachable: ${(e as Error).message}`), reachable: false };
   } finally {
@@ -165,21 +187,71 @@ async function minInsyncReplicas(admin: Admin, topics: string[]): Promise<Map<st
   return new Map(resources.map((r) => [r.resourceName, Number(r.configEntries.find((c) => c.configName === 'min.insync.replicas')?.configValue ?? 1)]));
 }
 
-async function infrastructureChecks(loaded: Loaded, migrationsDir: string): Promise<Check[]> {
+async function infrastructureChecks(loaded: Loaded, migrationsDir: string, maxClockSkewMs: number): Promise<Check[]> {
   const services = servicesOf(loaded);
   const checks: Check[] = [];
   const reachableUrls: string[] = [];
   for (const s of services) {
-    const { check, rights, reachable } = await databaseCheck(s);
-    checks.push(check, ...(rights ? [rights] : []));
+    const { check, clock, rights, reachable } = await databaseCheck(s, maxClockSkewMs);
+    checks.push(check, ...(clock ? [clock] : []), ...(rights ? [rights] : []));
     if (reachable) reachableUrls.push(s.database.url);
   }
   if (reachableUrls.length) checks.push(await migrationsCheck(reachableUrls, migrationsDir));
   const prefixes = new Set(services.map((s) => s.topics.decisions));
   if (prefixes.size > 1) checks.push(fail('topic prefix', `the services use different topics: ${[...prefixes].join(', ')}`));
   const first = services[0];
-  if (first) checks.push(...(await topicChecks(loaded.kafkaAdmin ?? first.kafka, first.topics)));
+  const topics = first?.topics ?? loaded.kafkaAdmin?.topics;
+  if (topics) checks.push(...(await topicChecks(loaded.kafkaAdmin ?? first!.kafka, topics)));
+  checks.push(...(await aclChecks(loaded)));
   return checks;
+}
+
+/**
+ * The broker's ACLs against the table (libs/kafka acl-table, the one `npm run kafka:acls` applies),
+ * listed as the operator principal: the services' own principals are never given more for this.
+ * Checked: every principal the table names (KAFKA_ACL_PRINCIPALS of --kafka-admin-env, the others
+ * User:<role>) and each service's own SASL login, for its service's role.
+ */
+async function aclChecks(loaded: Loaded): Promise<Check[]> {
+  const admin = loaded.kafkaAdmin;
+  if (!admin) return [skip('broker ACLs', 'needs --kafka-admin-env: an operator principal that may describe ACLs (the file npm run kafka:acls reads)')];
+  const services = servicesOf(loaded);
+  const principals = { ...admin.principals };
+  for (const s of services) {
+    const login = s.kafka.security.sasl?.username;
+    if (login !== undefined && !principals[s.service].includes(`User:${login}`)) principals[s.service] = [...principals[s.service], `User:${login}`];
+  }
+  // What the services read wins over the admin file's copy: those are the names they will use.
+  const topics = services[0]?.topics ?? admin.topics;
+  const groups = {
+    authorizer: loaded.authorizer?.kafka.groupId ?? admin.groups.authorizer,
+    dispatcher: loaded.dispatcher?.kafka.groupId ?? admin.groups.dispatcher,
+  };
+  const rules = aclTable({ topics, groups });
+  const client = createKafka({ brokers: admin.brokers, security: admin.security, clientId: 'arvis-doctor', connectRetries: 2 }).admin();
+  try {
+    await client.connect();
+    const held = await describeAllAcls(client);
+    const checked = [...new Set(Object.values(principals).flat())];
+    return compareAcls(rules, principals, held, checked).map(aclCheck);
+  } catch (e) {
+    const type = (e as { type?: string }).type;
+    if (type === 'SECURITY_DISABLED') return [fail('broker ACLs', 'the broker has no authorizer: every principal may do everything (docs/kafka-security.md)')];
+    return [fail('broker ACLs', `cannot describe the ACLs as the --kafka-admin-env principal: ${(e as Error).message}`)];
+  } finally {
+    await client.disconnect().catch(() => undefined);
+  }
+}
+
+function aclCheck(v: PrincipalAclVerdict): Check {
+  const name = `broker ACLs (${v.principal})`;
+  const roles = v.roles.join(' and ');
+  if (v.missing.length === 0 && v.extra.length === 0) return ok(name, `${v.principal} holds exactly the ${roles} rules (${v.needed} ACL${v.needed === 1 ? '' : 's'})`);
+  const problems = [
+    ...(v.missing.length ? [`${v.principal} lacks ${v.missing.join('; ')}: the broker would refuse those requests (npm run kafka:acls)`] : []),
+    ...(v.extra.length ? [`${v.principal} may also ${v.extra.join('; ')}: more than the ${roles} rules grant`] : []),
+  ];
+  return fail(name, problems.join('; '));
 }
 
 function keyChecks(loaded: Loaded): Check[] {
@@ -196,7 +268,7 @@ function keyChecks(loaded: Loaded): Check[] {
 /** Every check, in the order a deployment is brought up: configuration, database, topics, keys, issuers. */
 export async function runDoctor(inputs: DoctorInputs): Promise<Check[]> {
   const { loaded, checks } = loadConfigurations(inputs);
-  checks.push(...(await infrastructureChecks(loaded, inputs.migrationsDir)));
+  checks.push(...(await infrastructureChecks(loaded, inputs.migrationsDir, inputs.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS)));
   checks.push(...keyChecks(loaded));
   for (const iss of loaded.authorizer?.identity.issuers ?? []) checks.push(await issuerCheck(iss));
   return checks;

@@ -2,15 +2,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AclOperationTypes, ResourcePatternTypes } from 'kafkajs';
 import { topicsFor } from '@arvis/config';
-import { aclEntries, aclMarkdown, aclTable, ACL_ROLES, type AclRole } from './kafka-acls';
+import { aclEntries, aclMarkdown, aclTable, compareAcls, tablePrincipals, type HeldAcl } from './acl-table';
 
 const table = aclTable({ topics: topicsFor(''), groups: { authorizer: 'arvis-authorizer', dispatcher: 'arvis-dispatcher' } });
-const principals = Object.fromEntries(ACL_ROLES.map((r) => [r, [`User:${r}`]])) as Record<AclRole, string[]>;
+const principals = tablePrincipals();
 const writers = (topic: string) => table.filter((r) => r.resource === 'topic' && r.name === topic && r.operations.includes('Write')).map((r) => r.role);
 
 describe('the Kafka ACL table', () => {
   it('is the one docs/kafka-security.md shows', () => {
-    const doc = readFileSync(join(__dirname, '..', 'docs', 'kafka-security.md'), 'utf8');
+    const doc = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'kafka-security.md'), 'utf8');
     const shown = doc.slice(doc.indexOf('<!-- acl-table:start -->') + '<!-- acl-table:start -->'.length, doc.indexOf('<!-- acl-table:end -->')).trim();
     expect(shown).toBe(aclMarkdown(table));
   });
@@ -36,6 +36,41 @@ describe('the Kafka ACL table', () => {
     expect(of('arvis.decisions')).toEqual(['Read', 'DescribeConfigs']);
     expect([of('arvis.decisions.dlq'), of('arvis.intents.dlq')]).toEqual([['Read', 'Write'], ['Read', 'Write']]);
     expect(table.find((r) => r.role === 'authorizer' && r.resource === 'group' && r.prefixed)).toMatchObject({ name: 'arvis-admin-reader-', operations: ['Read', 'Delete'] });
+  });
+
+  describe('against what the broker holds (arvis doctor)', () => {
+    const kinds = { Read: 'Read', Write: 'Write', Delete: 'Delete', DescribeConfigs: 'DescribeConfigs' } as const;
+    const held = (p: typeof principals): HeldAcl[] =>
+      table.flatMap((r) => p[r.role].flatMap((principal) => r.operations.map((op) => ({ resource: r.resource, name: r.name, prefixed: r.prefixed, principal, operation: kinds[op as keyof typeof kinds], permission: 'allow' as const }))));
+    const all = ['User:authorizer', 'User:dispatcher', 'User:relay', 'User:producer', 'User:analyst'];
+
+    it('passes every principal holding exactly its roles\' rules', () => {
+      const verdicts = compareAcls(table, principals, held(principals), all);
+      expect(verdicts.map((v) => [v.principal, v.missing, v.extra])).toEqual(all.map((p) => [p, [], []]));
+      expect(verdicts.find((v) => v.principal === 'User:producer')).toMatchObject({ roles: ['producer'], needed: 1 });
+    });
+
+    it('names a missing right with why it is needed, one too many, a grant to User:*, and a DENY', () => {
+      const acls = held(principals).filter((a) => !(a.principal === 'User:dispatcher' && a.name === 'arvis.intents' && a.operation === 'Read'));
+      acls.push({ resource: 'topic', name: 'arvis.decisions', prefixed: false, principal: 'User:analyst', operation: 'Write', permission: 'allow' });
+      acls.push({ resource: 'topic', name: '*', prefixed: false, principal: 'User:*', operation: 'Describe', permission: 'allow' });
+      acls.push({ resource: 'topic', name: 'arvis.', prefixed: true, principal: 'User:producer', operation: 'Write', permission: 'deny' });
+      const v = Object.fromEntries(compareAcls(table, principals, acls, all).map((x) => [x.principal, x]));
+      expect(v['User:dispatcher'].missing).toEqual(['Read on topic arvis.intents (consumes intents; reads their end offsets (redelivery lag))']);
+      expect(v['User:analyst'].extra).toEqual(['Write on topic arvis.decisions', 'Describe on topic * (granted to User:*)']);
+      expect(v['User:producer'].missing).toEqual(['Write on topic arvis.decisions (an agent sends decisions; nothing else)']);
+    });
+
+    it('counts a broader grant as covering the need but names it as more than needed', () => {
+      const acls: HeldAcl[] = [{ resource: 'topic', name: 'arvis.', prefixed: true, principal: 'User:producer', operation: 'All', permission: 'allow' }];
+      expect(compareAcls(table, principals, acls, ['User:producer'])[0]).toMatchObject({ missing: [], extra: ['All on topic arvis.*'] });
+    });
+
+    it('gives a principal holding two roles (a service running the relay) both roles\' rules once', () => {
+      const two = { ...principals, relay: ['User:authorizer'] };
+      const [v] = compareAcls(table, two, held(two), ['User:authorizer']);
+      expect({ roles: v.roles, missing: v.missing, extra: v.extra }).toEqual({ roles: ['authorizer', 'relay'], missing: [], extra: [] });
+    });
   });
 
   it("gives each tenant's readers LITERAL Read on its own result topic only, and every outbox publisher Write on each", () => {

@@ -82,7 +82,7 @@ describe('arvis doctor', () => {
       // The intents DLQ is still missing (the case before deleted it).
       expect(wrong.failed).toEqual(['database rights (dispatcher)', 'database rights (relay)', `topic ${topicsFor(env.topicPrefix).intentsDlq}`]);
       expect(rights(wrong).map((c) => c.detail)).toEqual([
-        'arvis_authorizer has exactly the authorizer\'s rights on 20 tables',
+        'arvis_authorizer has exactly the authorizer\'s rights on 21 tables',
         'arvis_dispatcher lacks INSERT on runs: those statements would be refused (npm run migrate grants them)',
         'arvis_relay may also DELETE on journal_checkpoints: more than the relay needs',
       ]);

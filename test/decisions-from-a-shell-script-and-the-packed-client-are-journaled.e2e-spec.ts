@@ -1,14 +1,12 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import Ajv2020 from 'ajv/dist/2020';
-import { Partitioners, type PartitionMetadata } from 'kafkajs';
+import type { PartitionMetadata } from 'kafkajs';
 import { JournalEntrySchema } from '@arvis/contracts';
-import { createKafka } from '@arvis/kafka';
-import { sharedEnvironment } from './support/environment';
+import { openExternalProducerSetup, type ExternalProducerSetup } from './support/external-producer';
 import { Harness } from './support/harness';
 import { DATA, ROOT } from './support/services';
 
@@ -18,10 +16,10 @@ const TARBALL = join(DATA, 'packages', 'arvis-decision-client-0.1.0.tgz');
 const journalSchema = new Ajv2020({ strict: true }).compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'journal-entry.schema.json'), 'utf8')));
 
 describe('producers in other languages: a shell script and the packed client', () => {
+  let setup: ExternalProducerSetup;
   let h: Harness;
   let dir: string;
   let partitions: PartitionMetadata[];
-  const murmur2 = Partitioners.DefaultPartitioner();
   const scriptEnv = () => ({
     PATH: process.env.PATH,
     KAFKA_BROKERS: h.env.brokers.join(','),
@@ -29,21 +27,13 @@ describe('producers in other languages: a shell script and the packed client', (
     ISSUER: h.env.issuer.issuer,
     ISSUER_KEY_FILE: join(dir, 'issuer.pem'),
   });
-  const kafkajsPartition = (key: string) => murmur2({ topic: h.topics.decisions, partitionMetadata: partitions, message: { key, value: null } });
+  const kafkajsPartition = (key: string) => setup.kafkajsPartition(key);
 
   beforeAll(async () => {
-    h = new Harness(sharedEnvironment());
-    dir = mkdtempSync(join(tmpdir(), 'arvis-producers-'));
-    writeFileSync(join(dir, 'issuer.pem'), h.env.issuer.privateKeyPem, { mode: 0o600 });
-    const admin = createKafka({ brokers: h.env.brokers, clientId: 'arvis-test-admin' }).admin();
-    await admin.connect();
-    partitions = (await admin.fetchTopicMetadata({ topics: [h.topics.decisions] })).topics[0].partitions;
-    await admin.disconnect();
+    setup = await openExternalProducerSetup('arvis-producers-');
+    ({ h, dir, partitions } = setup);
   });
-  afterAll(async () => {
-    await h.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => setup.close());
 
   it('a decision sent by send-decision.sh (openssl JWT, kcat) is journaled, on the partition kafkajs picks for its runId', async () => {
     // A runId on which librdkafka's default (CRC32) and murmur2 disagree, so a producer that forgot

@@ -1,11 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Partitioners, type PartitionMetadata } from 'kafkajs';
-import { createKafka } from '@arvis/kafka';
-import { sharedEnvironment } from './support/environment';
+import type { PartitionMetadata } from 'kafkajs';
+import { openExternalProducerSetup, type ExternalProducerSetup } from './support/external-producer';
 import { Harness } from './support/harness';
 import { ROOT } from './support/services';
 
@@ -18,10 +15,10 @@ const PRODUCER = join(ROOT, 'examples', 'python-producer', 'producer.py');
 // comes back, from the journal topic (read from the end offsets recorded before sending) or from
 // the results API, and every record it read satisfied the published schemas.
 describe('a Python producer (confluent-kafka, PyJWT, jsonschema)', () => {
+  let setup: ExternalProducerSetup;
   let h: Harness;
   let dir: string;
   let partitions: PartitionMetadata[];
-  const murmur2 = Partitioners.DefaultPartitioner();
   const env = (over: Record<string, string>) => ({
     PATH: process.env.PATH ?? '',
     KAFKA_BROKERS: h.env.brokers.join(','),
@@ -35,18 +32,10 @@ describe('a Python producer (confluent-kafka, PyJWT, jsonschema)', () => {
   const lines = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
 
   beforeAll(async () => {
-    h = new Harness(sharedEnvironment());
-    dir = mkdtempSync(join(tmpdir(), 'arvis-python-'));
-    writeFileSync(join(dir, 'issuer.pem'), h.env.issuer.privateKeyPem, { mode: 0o600 });
-    const admin = createKafka({ brokers: h.env.brokers, clientId: 'arvis-test-admin' }).admin();
-    await admin.connect();
-    partitions = (await admin.fetchTopicMetadata({ topics: [h.topics.decisions] })).topics[0].partitions;
-    await admin.disconnect();
+    setup = await openExternalProducerSetup('arvis-python-');
+    ({ h, dir, partitions } = setup);
   });
-  afterAll(async () => {
-    await h.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => setup.close());
 
   it('sends three decisions, reads each result from the journal topic, and every record read validates', async () => {
     const runId = `py-run-${Date.now()}`;
@@ -57,7 +46,7 @@ describe('a Python producer (confluent-kafka, PyJWT, jsonschema)', () => {
     expect(summary).toMatchObject({ sent: 3, results: 3, invalidRecords: 0 });
     expect(summary.recordsRead).toBeGreaterThanOrEqual(3);
     // murmur2, as kafkajs and the services: one run, one partition, the one kafkajs picks.
-    expect(summary.partitions).toEqual([murmur2({ topic: h.topics.decisions, partitionMetadata: partitions, message: { key: runId, value: null } })]);
+    expect(summary.partitions).toEqual([setup.kafkajsPartition(runId)]);
     const rows = await h.query<{ n: string }>('SELECT count(*)::text AS n FROM journal WHERE run_id = $1 AND final_decision_id IS NOT NULL', [runId]);
     expect(rows[0].n).toBe('3');
   });

@@ -72,6 +72,13 @@ async function variants(o: BenchOptions, env: BenchEnv): Promise<Variant[]> {
 async function measure(o: BenchOptions, ctx: StepContext, builds: { v: Variant; env: Record<string, string> }[], notes: string[]): Promise<VariantResult[]> {
   const results: VariantResult[] = builds.map(({ v }) => ({ label: v.label, commit: v.commit, steps: [], peakRssMb: {}, saturation: null, duplicatesOnJournalTopic: 0 }));
   const all = steps(o);
+  if (o.brokerWarmup > 0 && all.length > 0) {
+    // A fresh broker JVM is slower at its first heavy load (JIT, page cache); without this, the
+    // first build measured paid for it in broker CPU per decision (seen as an order effect).
+    say(`broker warm-up: ${o.brokerWarmup} decisions at once through ${builds[0].v.label} (not measured)`);
+    await measureStep(ctx, builds[0].v, builds[0].env, { kind: 'throughput', decisions: o.brokerWarmup }, -1);
+    notes.push(`Broker warmed up with ${o.brokerWarmup} decisions through ${builds[0].v.label} before the first step (figures discarded).`);
+  }
   for (const [i, step] of all.entries()) {
     for (const [bi, { v, env }] of builds.entries()) {
       say(`step ${i + 1}/${all.length} ${step.kind === 'throughput' ? `throughput: ${step.decisions} decisions at once` : `sweep: ${step.rate}/s for ${step.seconds} s`} (${v.label})`);
@@ -135,13 +142,13 @@ async function main(argv: string[]): Promise<void> {
   // The scale phase measures the working tree's build only.
   const scale = o.scale.length > 0 ? await measureScale(ctx, builds[0].v, builds[0].env, o.scale) : undefined;
   const finished = new Date();
-  const { stepSeconds, p99BoundMs, baselineSeconds, decisions, sweep, compare, load, idleSeconds } = o;
+  const { stepSeconds, p99BoundMs, baselineSeconds, decisions, sweep, compare, load, idleSeconds, brokerWarmup } = o;
   write(dir, {
     startedAt: started.toISOString(),
     finishedAt: finished.toISOString(),
     durationS: Math.round((finished.getTime() - started.getTime()) / 1000),
     machine: { cpus: cpus().length, loadAverageAtStart },
-    options: { decisions, sweep, stepSeconds, p99BoundMs, baselineSeconds, load, idleSeconds, ...(scale ? { scale: o.scale } : {}), ...(compare ? { compare } : {}) },
+    options: { decisions, brokerWarmup, sweep, stepSeconds, p99BoundMs, baselineSeconds, load, idleSeconds, ...(scale ? { scale: o.scale } : {}), ...(compare ? { compare } : {}) },
     notes,
     variants: variantResults,
     baselines: baselineFigures,

@@ -4,6 +4,8 @@ import type { LoadKind } from './load';
 export interface BenchOptions {
   /** Decisions in the throughput step (0 skips it). */
   decisions: number;
+  /** Decisions sent through the first build before any measured step, figures discarded (0 skips it). */
+  brokerWarmup: number;
   /** Offered loads of the latency sweep, decisions/s, ascending. */
   sweep: number[];
   stepSeconds: number;
@@ -27,6 +29,9 @@ export interface BenchOptions {
 
 export const USAGE = `usage: npm run bench -- [options]
   --decisions N          decisions in the throughput step, sent at once (default 20000; 0 skips it)
+  --broker-warmup N      decisions sent at once through the first build before any measured step, figures
+                         discarded, so no build's first step is a fresh broker JVM's first heavy load
+                         (default 5000; 0 skips it)
   --sweep R1,R2,...      offered loads of the latency sweep, decisions/s (default 50,200,500,1000)
   --step-seconds S       seconds of load per sweep step (default 20)
   --p99-bound-ms MS      p99 bound of the saturation point (default 1000)
@@ -66,6 +71,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     strict: true,
     options: {
       decisions: { type: 'string' },
+      'broker-warmup': { type: 'string' },
       sweep: { type: 'string' },
       'step-seconds': { type: 'string' },
       'p99-bound-ms': { type: 'string' },
@@ -87,6 +93,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (load !== 'realistic' && load !== 'uniform') throw new Error(`--load must be realistic or uniform (got ${load})`);
   return {
     decisions: int('decisions', values.decisions, 20_000, 0, 10_000_000),
+    brokerWarmup: int('broker-warmup', values['broker-warmup'], 5_000, 0, 1_000_000),
     sweep: sweep.sort((a, b) => a - b),
     scale: scale.sort((a, b) => a - b),
     stepSeconds: int('step-seconds', values['step-seconds'], 20, 1, 3600),

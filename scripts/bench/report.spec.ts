@@ -1,4 +1,4 @@
-import { chartSeries, comparisonRows, idleLines, renderMarkdown, scaleGain, scaleLines } from './report';
+import { chartSeries, comparisonRows, idleLines, renderMarkdown, scaleGain, scaleLines, tablesTable } from './report';
 import type { BenchResults, JournalScaleResult, RelayScaleResult, ScaleResults, StepResult, VariantResult } from './results';
 
 const cpu = (k: number) => ({ busyPercent: 80, msPerDecision: { authorizer: 1 * k, dispatcher: 2 * k, broker: 0.5, postgres: 1.5, producer: 0.25 } });
@@ -53,6 +53,21 @@ describe('bench report', () => {
     expect(md).toContain('| p99 at 200/s, ms | 400 | 800 | 2.00 |');
     expect(md).toContain('| authorizer peak RSS, MB | 300 | 600 | 2.00 |');
     expect(md).toContain('| throughput, decisions/s | 500 | 1000 | 2.00 |');
+  });
+
+  it('puts each build\'s rows by table side by side for the throughput step, a table one build lacks as dashes', () => {
+    const counts = (tables: Record<string, { inserted: number; updated: number; hotUpdated: number; deleted: number }>) => ({
+      database: { commits: 1, inserted: 1, updated: 1, hotUpdated: 0, deleted: 1, hotPercent: 0, tables },
+      brokerRequests: null,
+    });
+    const a = variant('A', 1);
+    const b = variant('B', 2);
+    a.steps[0] = { ...a.steps[0], work: counts({ outbox: { inserted: 3, updated: 0, hotUpdated: 0, deleted: 3 } }) };
+    b.steps[0] = { ...b.steps[0], work: counts({ outbox: { inserted: 4, updated: 0, hotUpdated: 0, deleted: 4 }, effects: { inserted: 1, updated: 2, hotUpdated: 1, deleted: 0 } }) };
+    const out = tablesTable([a, b]);
+    expect(out[0]).toBe('| table | A ins | A upd (HOT) | A del | B ins | B upd (HOT) | B del |');
+    expect(out.slice(2)).toEqual(['| effects | – | – | – | 1.00 | 2.00 (1.00) | 0.00 |', '| outbox | 3.00 | 0.00 (0.00) | 3.00 | 4.00 | 0.00 (0.00) | 4.00 |']);
+    expect(renderMarkdown(results([a, b]))).toContain('Rows per decision by table');
   });
 
   it('compares the CPU of the throughput step', () => {

@@ -61,6 +61,27 @@ export function workTable(variants: VariantResult[]): string[] {
   return any ? out : [];
 }
 
+/**
+ * Rows written per decision by table, in the throughput step (or the first step without one), each
+ * build side by side: which table a change moved, since the totals above hide it.
+ */
+export function tablesTable(variants: VariantResult[]): string[] {
+  const pick = (v: VariantResult) => v.steps.find((s) => s.kind === 'throughput') ?? v.steps[0];
+  const tables = variants.map((v) => pick(v)?.work?.database?.tables);
+  if (tables.every((t) => !t)) return [];
+  const names = [...new Set(tables.flatMap((t) => Object.keys(t ?? {})))].sort();
+  const head = ['table', ...variants.flatMap((v) => [`${v.label} ins`, `${v.label} upd (HOT)`, `${v.label} del`])];
+  const out = [row(head), row(head.map(() => '---'))];
+  for (const name of names) {
+    const cells = tables.flatMap((t) => {
+      const c = t?.[name];
+      return c ? [fmt(c.inserted, 2), `${fmt(c.updated, 2)} (${fmt(c.hotUpdated, 2)})`, fmt(c.deleted, 2)] : ['–', '–', '–'];
+    });
+    out.push(row([name, ...cells]));
+  }
+  return out;
+}
+
 /** The figures a before/after reader looks at first, A and B side by side with B/A. */
 export function comparisonRows(a: VariantResult, b: VariantResult): { measure: string; a: number | null; b: number | null }[] {
   const rows: { measure: string; a: number | null; b: number | null }[] = [];
@@ -192,6 +213,8 @@ export function renderMarkdown(r: BenchResults): string {
       'Counted, per decision completed in the window: the step database\'s commits and row writes (pg_stat_database; HOT % of updates from pg_stat_user_tables; PostgreSQL publishes a backend\'s counts at most once a second, so up to about a second of work at either edge is misplaced) and the broker\'s requests by API, bytes in and out and records in (its JMX metrics; the bench\'s own producer and journal consumer are included, the same load for every build).',
       '',
     );
+    const tables = tablesTable(r.variants);
+    if (tables.length > 0) lines.push('Rows per decision by table (first step: the throughput step when there is one):', '', ...tables, '');
   }
   lines.push('## Summary', '');
   for (const v of r.variants) {

@@ -100,7 +100,7 @@ export interface BenchResults {
   finishedAt: string;
   durationS: number;
   machine: { cpus: number; loadAverageAtStart: number[] };
-  options: { decisions: number; sweep: number[]; stepSeconds: number; p99BoundMs: number; baselineSeconds: number; load?: string; idleSeconds?: number; scale?: number[]; compare?: string };
+  options: { decisions: number; brokerWarmup?: number; sweep: number[]; stepSeconds: number; p99BoundMs: number; baselineSeconds: number; load?: string; idleSeconds?: number; scale?: number[]; compare?: string };
   notes: string[];
   variants: VariantResult[];
   baselines: Baselines;

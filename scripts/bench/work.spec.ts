@@ -16,6 +16,14 @@ describe('work per decision', () => {
     expect(w.brokerRequests).toEqual({ Fetch: 2, Metadata: 0.1 });
   });
 
+  it('splits the row counts by table, leaving out tables that did not move', () => {
+    const t = (inserted: number, updated = 0, hotUpdated = 0, deleted = 0) => ({ inserted, updated, hotUpdated, deleted });
+    const db = (tables: Record<string, ReturnType<typeof t>>) => ({ commits: 0, inserted: 0, updated: 0, hotUpdated: 0, deleted: 0, tables });
+    const a = { database: db({ outbox: t(10, 0, 0, 5), notes: t(3), runs: t(1, 4, 4) }), brokerRequests: null };
+    const b = { database: db({ outbox: t(30, 0, 0, 25), notes: t(3), runs: t(1, 8, 6), effects: t(10, 10, 5) }), brokerRequests: null };
+    expect(workFigures(a, b, 10).database?.tables).toEqual({ outbox: t(2, 0, 0, 2), runs: t(0, 0.4, 0.2), effects: t(1, 1, 0.5) });
+  });
+
   it('says nothing where one end could not be read', () => {
     const w = workFigures({ database: null, brokerRequests: null }, { database: { commits: 1, inserted: 1, updated: 1, hotUpdated: 1, deleted: 1 }, brokerRequests: new Map() }, 10);
     expect(w).toEqual({ database: null, brokerRequests: null });

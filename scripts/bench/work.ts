@@ -10,12 +10,17 @@ import { Client } from 'pg';
 
 const run = promisify(execFile);
 
-export interface DatabaseCounts {
-  commits: number;
+export interface RowCounts {
   inserted: number;
   updated: number;
   hotUpdated: number;
   deleted: number;
+}
+
+export interface DatabaseCounts extends RowCounts {
+  commits: number;
+  /** The same row counts by table (pg_stat_user_tables), to see which table a change moved. */
+  tables?: Record<string, RowCounts>;
 }
 
 export interface WorkSample {
@@ -25,7 +30,7 @@ export interface WorkSample {
 
 /** Per decision over a window; null where either end could not be read. */
 export interface WorkFigures {
-  database: (DatabaseCounts & { hotPercent: number | null }) | null;
+  database: (Omit<DatabaseCounts, 'tables'> & { hotPercent: number | null; tables?: Record<string, RowCounts> }) | null;
   /**
    * Requests by API (capitalised: Produce, Fetch, ...) and bytesIn, bytesOut, messagesIn, per
    * decision; the bench's own producer and journal consumer are in it (the same for every build).
@@ -46,7 +51,12 @@ export async function databaseCounts(databaseUrl: string): Promise<DatabaseCount
              (SELECT coalesce(sum(n_tup_hot_upd), 0) FROM pg_stat_user_tables) AS "hotUpdated"
       FROM pg_stat_database d WHERE d.datname = current_database()`);
     const r = rows[0];
-    return { commits: Number(r.commits), inserted: Number(r.inserted), updated: Number(r.updated), hotUpdated: Number(r.hotUpdated), deleted: Number(r.deleted) };
+    const byTable = await pg.query<{ relname: string; ins: string; upd: string; hot: string; del: string }>(
+      'SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del FROM pg_stat_user_tables',
+    );
+    const tables: Record<string, RowCounts> = {};
+    for (const t of byTable.rows) tables[t.relname] = { inserted: Number(t.ins), updated: Number(t.upd), hotUpdated: Number(t.hot), deleted: Number(t.del) };
+    return { commits: Number(r.commits), inserted: Number(r.inserted), updated: Number(r.updated), hotUpdated: Number(r.hotUpdated), deleted: Number(r.deleted), tables };
   } catch {
     return null;
   } finally {
@@ -108,11 +118,23 @@ export function parseRequestCounts(text: string): Map<string, number> {
   return counts;
 }
 
+/** Each table's growth per decision; tables that did not move are left out. */
+function tableFigures(a: Record<string, RowCounts> | undefined, b: Record<string, RowCounts> | undefined, per: (x: number) => number): Record<string, RowCounts> | null {
+  if (!a || !b) return null;
+  const out: Record<string, RowCounts> = {};
+  for (const [name, end] of Object.entries(b)) {
+    const start = a[name] ?? { inserted: 0, updated: 0, hotUpdated: 0, deleted: 0 };
+    const f = { inserted: per(end.inserted - start.inserted), updated: per(end.updated - start.updated), hotUpdated: per(end.hotUpdated - start.hotUpdated), deleted: per(end.deleted - start.deleted) };
+    if (f.inserted || f.updated || f.deleted) out[name] = f;
+  }
+  return out;
+}
+
 export function workFigures(a: WorkSample, b: WorkSample, decisions: number): WorkFigures {
   const per = (x: number) => (decisions > 0 ? x / decisions : 0);
   let database: WorkFigures['database'] = null;
   if (a.database && b.database) {
-    const d = (k: keyof DatabaseCounts) => b.database![k] - a.database![k];
+    const d = (k: keyof RowCounts | 'commits') => b.database![k] - a.database![k];
     const updated = d('updated');
     database = {
       commits: per(d('commits')),
@@ -122,6 +144,8 @@ export function workFigures(a: WorkSample, b: WorkSample, decisions: number): Wo
       deleted: per(d('deleted')),
       hotPercent: updated > 0 ? (d('hotUpdated') / updated) * 100 : null,
     };
+    const tables = tableFigures(a.database.tables, b.database.tables, per);
+    if (tables) database.tables = tables;
   }
   let brokerRequests: WorkFigures['brokerRequests'] = null;
   if (a.brokerRequests && b.brokerRequests) {

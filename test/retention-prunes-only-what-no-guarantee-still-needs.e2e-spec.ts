@@ -54,7 +54,9 @@ describe('retention prunes only what no guarantee still needs', () => {
                 (SELECT count(*) FROM effects WHERE decision_id = $1)::text AS effects,
                 (SELECT count(*) FROM confirmations WHERE decision_id = $1)::text AS confirmations,
                 (SELECT count(*) FROM retries WHERE parent_decision_id = $1)::text AS retries,
-                (SELECT count(*) FROM journal WHERE decision_id = $1)::text AS journal`,
+                (SELECT count(*) FROM journal WHERE decision_id = $1)::text AS journal,
+                (SELECT count(*) FROM tool_body_starts b
+                  WHERE b.capability_id IN (SELECT capability_id FROM effects WHERE decision_id = $1))::text AS markers`,
         [decisionId],
       )
     )[0];
@@ -67,7 +69,7 @@ describe('retention prunes only what no guarantee still needs', () => {
     const out = await run.catch((e: { stdout?: string }) => ({ stdout: e.stdout ?? '{}' }));
     return JSON.parse(out.stdout) as Record<string, unknown>;
   };
-  const kept = { inbox: '1', intents: '1', capabilities: '1', effects: '1' };
+  const kept = { inbox: '1', intents: '1', capabilities: '1', effects: '1', markers: '1' };
 
   it('prunes finished decisions, keeps parked, retry-pending and unknown ones, refuses a redelivery, and verify passes', async () => {
     // An effect_state_unknown: the dispatcher dies inside the tool; another one recovers it.
@@ -94,7 +96,8 @@ describe('retention prunes only what no guarantee still needs', () => {
       for (const d of finished) if ((await rows(d.decisionId)).intents !== '0') return false;
       return (await rows(failing.decisionId)).intents === '0';
     });
-    for (const d of finished) expect(await rows(d.decisionId)).toMatchObject({ inbox: '1', intents: '0', capabilities: '0', effects: '1', journal: '1' });
+    // Their bodies' start markers go with the material: nothing can start or recover them again.
+    for (const d of finished) expect(await rows(d.decisionId)).toMatchObject({ inbox: '1', intents: '0', capabilities: '0', effects: '1', journal: '1', markers: '0' });
     expect(await rows(failing.decisionId)).toMatchObject({ inbox: '1', intents: '0', effects: '0', retries: '1', journal: '1' });
     expect(await rows(unknown.decisionId)).toMatchObject(kept);
     expect(await rows(parked.decisionId)).toMatchObject({ inbox: '1', confirmations: '1' });

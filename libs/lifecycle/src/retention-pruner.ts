@@ -17,10 +17,12 @@ export interface PruneCounts {
   inbox: number;
   confirmations: number;
   retries: number;
+  /** Body-start markers (tool_body_starts) of pruned capabilities; recovery's fences are kept. */
+  markers: number;
   batches: number;
 }
 
-export const NO_PRUNED_ROWS: PruneCounts = { intents: 0, capabilities: 0, effects: 0, inbox: 0, confirmations: 0, retries: 0, batches: 0 };
+export const NO_PRUNED_ROWS: PruneCounts = { intents: 0, capabilities: 0, effects: 0, inbox: 0, confirmations: 0, retries: 0, markers: 0, batches: 0 };
 
 /** One pruner at a time across all processes (distinct from the relay's and checkpointer's locks). */
 const PRUNER_LOCK = 0x41524554; // 'ARET'
@@ -67,6 +69,11 @@ WITH scanned AS (
   RETURNING 1
 ), gone_effects AS (
   DELETE FROM effects e USING prunable p WHERE e.capability_id = p.capability_id AND NOT p.keeps_key RETURNING 1
+), gone_markers AS (
+  -- A body's start marker is needed while recovery may still judge its effect; the capability goes
+  -- here, so no delivery can consume it and start a body again. Recovery's fences stay: a body
+  -- stalled past the window must still find its slot taken (ADR 0056).
+  DELETE FROM tool_body_starts b USING prunable p WHERE b.capability_id = p.capability_id AND NOT b.recovery_fence RETURNING 1
 ), gone_capabilities AS (
   DELETE FROM capabilities c USING prunable p WHERE c.capability_id = p.capability_id RETURNING 1
 ), gone_intents AS (
@@ -79,6 +86,7 @@ SELECT (SELECT count(*) FROM scanned)::int AS scanned,
        (SELECT count(*) FROM gone_effects)::int AS effects,
        (SELECT count(*) FROM gone_capabilities)::int AS capabilities,
        (SELECT count(*) FROM gone_intents)::int AS intents,
+       (SELECT count(*) FROM gone_markers)::int AS markers,
        (SELECT committed_at::text FROM scanned ORDER BY committed_at DESC, intent_id DESC LIMIT 1) AS last_at,
        (SELECT intent_id FROM scanned ORDER BY committed_at DESC, intent_id DESC LIMIT 1) AS last_id`;
 
@@ -150,6 +158,7 @@ interface MaterialRow {
   effects: number;
   capabilities: number;
   intents: number;
+  markers: number;
   last_at: string | null;
   last_id: string | null;
 }
@@ -218,12 +227,14 @@ export class RetentionPruner {
         // Each prunable decision has exactly one intent and one capability; each chain's horizon moves once.
         if (r.intents !== r.prunable || r.capabilities !== r.prunable) return `deleted ${r.intents} intents and ${r.capabilities} capabilities for ${r.prunable} decisions`;
         if (r.horizon !== r.chains) return `retention horizon moved ${r.horizon} times`;
+        if (r.markers > r.prunable) return `deleted ${r.markers} body-start markers for ${r.prunable} decisions`;
         return null;
       });
       counts.batches++;
       counts.intents += r.intents;
       counts.capabilities += r.capabilities;
       counts.effects += r.effects;
+      counts.markers += r.markers;
       if (r.scanned < batch || r.last_at === null) return;
       at = { at: r.last_at, id: r.last_id! };
     }

@@ -67,6 +67,8 @@ export const PROJECT_GRANTS: Record<Component, Record<string, Privilege[]>> = {
     console_sessions: RIUD,
     // Approver webhooks (ADR 0070): enqueued, claimed, recorded; never deleted by the authorizer.
     approver_notifications: RIU,
+    // Retention deletes the body-start markers of pruned capabilities (never recovery's fences).
+    tool_body_starts: RD,
   },
   dispatcher: {
     ...JOURNALING,

@@ -44,8 +44,9 @@ COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm \
     npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund --loglevel=error
 # --ignore-scripts also skips the postinstall that applies patches/ (kafkajs's idle timer loop, ADR
-# 0045), and patch-package is a devDependency: the build stage's copy (the same lock file) applies
-# them here, and fails the build if one does not apply.
+# 0045): the build stage's patch-package (the same lock file) applies them here, and fails the
+# build if one does not apply. (patch-package is a dependency, so a plain `npm ci --omit=dev`
+# outside the image applies them through the postinstall.)
 COPY patches ./patches
 RUN --mount=type=bind,from=build,source=/app/node_modules,target=/opt/build/node_modules \
     node /opt/build/node_modules/patch-package/index.js --error-on-fail

@@ -10,8 +10,10 @@ for example in webhook-tool mcp-tool; do
   (
     cd "$ROOT/examples/$example"
     rm -rf node_modules/@arvis # the SDK tarball's version does not change when its content does
-    # No lockfile: the SDK tarball is rebuilt each time, so a recorded integrity would go stale.
-    npm install --no-package-lock --no-audit --no-fund --loglevel=error
+    # The package depends on @arvis/tool-sdk 0.1.0 as published; here that version is the tarball
+    # just packed, named explicitly and not saved. No lockfile: the tarball is rebuilt each time,
+    # so a recorded integrity would go stale.
+    npm install --no-save --no-package-lock --no-audit --no-fund --loglevel=error "$ROOT/.data/packages/arvis-tool-sdk-0.1.0.tgz"
     npm run --silent build
     echo "examples/$example built: name $(pwd) in ARVIS_TOOL_PACKAGES to load it"
   )

@@ -114,7 +114,7 @@ describe('a service started with a bad configuration', () => {
     expect(r.stderr).toContain('ARVIS_TOOL_PACKAGES: ./awaits cannot be loaded: ');
     expect(r.stderr).toContain('(an ES module tool package must not use top-level await');
     expect(r.stderr).toContain('ARVIS_TOOL_PACKAGES: import-only cannot be loaded: ');
-    expect(r.stderr).toContain('(an ES module tool package exports its entry under the "default" condition too');
+    expect(r.stderr).toContain('(a tool package exports its entry under the "default" or "require" condition, not only "import")');
   });
 
   it('the authorizer exits 78 in production until TRUST_PROXY says who may name the client, and refuses true', () => {

@@ -87,7 +87,7 @@ export function toolPackageProblems(value: unknown): string[] {
 function loadProblem(e: Error & { code?: string }): string {
   const first = e.message.split('\n')[0];
   if (e.code === 'ERR_REQUIRE_ASYNC_MODULE') return `${first} (an ES module tool package must not use top-level await: the services load their packages synchronously at start-up)`;
-  if (e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') return `${first} (an ES module tool package exports its entry under the "default" condition too, not only "import")`;
+  if (e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') return `${first} (a tool package exports its entry under the "default" or "require" condition, not only "import")`;
   return first;
 }
 

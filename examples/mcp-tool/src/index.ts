@@ -17,5 +17,6 @@ const snapshot = readSnapshot(snapshotPath);
 export const toolPackage = defineToolPackage({
   name: 'arvis-mcp-tool',
   version: '0.1.0',
-  tools: snapshot.tools.map((t) => remoteTool(snapshot, t)),
+  // The look-up tool serves reconciliation only: no decision calls it.
+  tools: snapshot.tools.filter((t) => t.name !== snapshot.lookupTool).map((t) => remoteTool(snapshot, t)),
 });

@@ -1,4 +1,5 @@
-import { defineTool, EffectNotStartedError, type ToolDefinition } from '@arvis/tool-sdk';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { defineTool, EffectNotStartedError, type Reconciliation, type ToolDefinition } from '@arvis/tool-sdk';
 import { z } from 'zod';
 import { connect, listAllTools, serverSettings } from './connection.js';
 import { canonical, declared, type DeclaredTool, type Snapshot } from './snapshot.js';
@@ -10,6 +11,38 @@ const CallOutput = z.object({
   content: z.array(z.record(z.string(), z.unknown())),
   structuredContent: z.record(z.string(), z.unknown()).optional(),
 });
+
+/** How the live declaration of a pinned tool differs from the pinned one, or null when it does not. */
+async function divergence(client: Client, pinned: DeclaredTool, signal?: AbortSignal): Promise<string | null> {
+  const live = (await listAllTools(client, signal)).find((t) => t.name === pinned.name);
+  if (!live) return `no longer lists ${pinned.name}`;
+  return canonical(declared(live)) === canonical(pinned) ? null : `declares ${pinned.name} differently from the snapshot`;
+}
+
+// What the look-up tool answers in its structured content: the call's result, or that it never arrived.
+const LookupAnswer = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('completed'), result: CallOutput }),
+  z.object({ status: z.literal('none') }),
+]);
+
+/**
+ * Asks the server's look-up tool about the call with this key. Only a pinned, unchanged look-up
+ * tool answering in the agreed shape is believed; anything else cannot tell. `none` is safe to
+ * take: the dispatcher refuses it while the body may still run (ADR 0056).
+ */
+async function lookUp(snapshot: Snapshot, name: string, idempotencyKey: string): Promise<Reconciliation<z.input<typeof CallOutput>>> {
+  const pinned = snapshot.tools.find((t) => t.name === name)!;
+  const client = await connect(serverSettings());
+  try {
+    if (await divergence(client, pinned)) return { found: 'cannot_tell' };
+    const result = await client.callTool({ name, arguments: { idempotencyKey } }, undefined, { timeout: snapshot.timeoutMs });
+    const answer = LookupAnswer.safeParse(result.isError ? undefined : result.structuredContent);
+    if (!answer.success) return { found: 'cannot_tell' };
+    return answer.data.status === 'completed' ? { found: 'completed', output: answer.data.result } : { found: 'none' };
+  } finally {
+    await client.close();
+  }
+}
 
 /**
  * One remote tool as a governed tool. Its manifest says it crosses a trust boundary (the provider,
@@ -36,11 +69,8 @@ export function remoteTool(snapshot: Snapshot, pinned: DeclaredTool): ToolDefini
     async execute({ input, idempotencyKey, signal }) {
       const client = await connect(serverSettings(), signal);
       try {
-        const live = (await listAllTools(client, signal)).find((t) => t.name === pinned.name);
-        if (!live) throw new EffectNotStartedError('frozen_surface_diverged', `${snapshot.server.name} no longer lists ${pinned.name}: nothing was sent`);
-        if (canonical(declared(live)) !== canonical(pinned)) {
-          throw new EffectNotStartedError('frozen_surface_diverged', `${snapshot.server.name} declares ${pinned.name} differently from the snapshot: nothing was sent`);
-        }
+        const diverged = await divergence(client, pinned, signal);
+        if (diverged) throw new EffectNotStartedError('frozen_surface_diverged', `${snapshot.server.name} ${diverged}: nothing was sent`);
         const result = await client.callTool(
           { name: pinned.name, arguments: input as Record<string, unknown>, _meta: { [IDEMPOTENCY_META_KEY]: idempotencyKey } },
           undefined,
@@ -52,9 +82,9 @@ export function remoteTool(snapshot: Snapshot, pinned: DeclaredTool): ToolDefini
         await client.close();
       }
     },
-    // The server offers no look-up of a call by its key: a lost call stays unknown, never rerun.
-    async reconcile() {
-      return { found: 'cannot_tell' };
+    // Without a look-up on the server a lost call stays unknown, never rerun.
+    async reconcile({ idempotencyKey }) {
+      return snapshot.lookupTool ? lookUp(snapshot, snapshot.lookupTool, idempotencyKey) : { found: 'cannot_tell' };
     },
   });
 }

@@ -29,7 +29,12 @@ export const Snapshot = z.object({
   timeoutMs: z.number().int().positive(),
   maxRisk: z.number().min(0).max(1),
   tools: z.array(DeclaredTool).min(1),
-});
+  /**
+   * A remote tool that looks a call up by its idempotency key (ADR 0078), or absent: then a call
+   * lost with its dispatcher cannot be told. It is pinned with the others and not offered itself.
+   */
+  lookupTool: z.string().min(1).optional(),
+}).refine((s) => s.lookupTool === undefined || s.tools.some((t) => t.name === s.lookupTool), 'lookupTool must be one of the pinned tools');
 export type Snapshot = z.infer<typeof Snapshot>;
 
 /** The fields of a live declaration that the snapshot pins, in one canonical form. */

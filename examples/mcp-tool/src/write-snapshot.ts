@@ -6,7 +6,8 @@ import { canonical, declared, Snapshot } from './snapshot.js';
 
 const usage = `usage: arvis-mcp-snapshot --url <server> --provider <name> --consent <key> [--credentials-file <path>]
        [--prefix <tool name prefix, default: the server's name>] [--data-class <class, default: external>]
-       [--timeout-ms <ms, default 10000>] [--max-risk <0..1, default 0.5>] [--out <file, default: mcp-snapshot.json>]`;
+       [--timeout-ms <ms, default 10000>] [--max-risk <0..1, default 0.5>] [--out <file, default: mcp-snapshot.json>]
+       [--lookup-tool <the server's tool that looks a call up by its idempotency key>]`;
 
 /** Writes the snapshot file from a live server: the remote tool list, as declared now, pinned. */
 async function main(): Promise<void> {
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
       'timeout-ms': { type: 'string', default: '10000' },
       'max-risk': { type: 'string', default: '0.5' },
       out: { type: 'string', default: 'mcp-snapshot.json' },
+      'lookup-tool': { type: 'string' },
     },
   });
   if (!o.url || !o.provider || !o.consent) throw new Error(usage);
@@ -38,6 +40,7 @@ async function main(): Promise<void> {
       timeoutMs: Number(o['timeout-ms']),
       maxRisk: Number(o['max-risk']),
       tools,
+      ...(o['lookup-tool'] ? { lookupTool: o['lookup-tool'] } : {}),
     });
     writeFileSync(o.out, `${JSON.stringify(JSON.parse(canonical(snapshot)), null, 2)}\n`);
     console.log(`arvis-mcp-snapshot: ${tools.length} tools of ${snapshot.server.name}@${snapshot.server.version} pinned in ${o.out}`);

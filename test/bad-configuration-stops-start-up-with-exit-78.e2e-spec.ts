@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './support/services';
@@ -91,6 +91,30 @@ describe('a service started with a bad configuration', () => {
     });
     expect(a.status).toBe(78);
     expect(a.stderr).toContain('ARVIS_TOOL_PACKAGES: no tool packages configured');
+  });
+
+  it('the dispatcher exits 78 naming an ES module package that awaits at top level and one exported only under import', () => {
+    // Both would load with import(); the services load packages with require (ADR 0079), so each is named with what to change.
+    const dir = mkdtempSync(join(tmpdir(), 'arvis-esm-'));
+    const pkg = (at: string, manifest: Record<string, unknown>, index: string) => {
+      mkdirSync(at, { recursive: true });
+      writeFileSync(join(at, 'package.json'), JSON.stringify({ version: '1.0.0', type: 'module', ...manifest }));
+      writeFileSync(join(at, 'index.js'), index);
+    };
+    pkg(join(dir, 'awaits'), { name: 'awaits', main: 'index.js' }, 'await Promise.resolve();\nexport const toolPackage = { name: "awaits", version: "1", tools: [] };\n');
+    pkg(join(dir, 'node_modules', 'import-only'), { name: 'import-only', exports: { '.': { import: './index.js' } } }, 'export const toolPackage = { name: "import-only", version: "1", tools: [] };\n');
+    const publicKey = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const r = spawnSync(process.execPath, [main('dispatcher')], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: LOCAL_DB, INTENT_VERIFICATION_KEYS: JSON.stringify({ 'authorizer-1': publicKey }), ARVIS_TOOL_PACKAGES: './awaits,import-only' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.status).toBe(78);
+    expect(r.stderr).toContain('ARVIS_TOOL_PACKAGES: ./awaits cannot be loaded: ');
+    expect(r.stderr).toContain('(an ES module tool package must not use top-level await');
+    expect(r.stderr).toContain('ARVIS_TOOL_PACKAGES: import-only cannot be loaded: ');
+    expect(r.stderr).toContain('(a tool package exports its entry under the "default" or "require" condition, not only "import")');
   });
 
   it('the authorizer exits 78 in production until TRUST_PROXY says who may name the client, and refuses true', () => {

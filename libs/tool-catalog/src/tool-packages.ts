@@ -82,8 +82,17 @@ export function toolPackageProblems(value: unknown): string[] {
   return r.error.issues.map((i) => `${i.path.join('.') || 'export'}: ${i.message}`);
 }
 
+// Node 24 requires an ES module synchronously (require(esm)) unless its graph awaits at top level;
+// the two ways an ES module package fails here get a message saying what to change (ADR 0079).
+function loadProblem(e: Error & { code?: string }): string {
+  const first = e.message.split('\n')[0];
+  if (e.code === 'ERR_REQUIRE_ASYNC_MODULE') return `${first} (an ES module tool package must not use top-level await: the services load their packages synchronously at start-up)`;
+  if (e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') return `${first} (a tool package exports its entry under the "default" or "require" condition, not only "import")`;
+  return first;
+}
+
 /**
- * Loads each named package with require, resolved from `from` (the project root: where npm
+ * Loads each named package with require (CommonJS and ES modules alike), resolved from `from` (the project root: where npm
  * scripts and the image run), and validates what it exports. Any problem is a ConfigError
  * naming the specifier, so a service stops at start-up (exit 78) rather than at the first call.
  */
@@ -93,10 +102,10 @@ export function loadToolPackages(specifiers: readonly string[], from: string = p
   for (const spec of specifiers) {
     let mod: unknown;
     try {
-      // A plain require, as `node -e "require('<spec>')"` would: CommonJS packages, their own node_modules.
+      // A plain require, as `node -e "require('<spec>')"` would: CommonJS or ES module packages, their own node_modules.
       mod = require(require.resolve(spec, { paths: [from] }));
     } catch (e) {
-      problems.push(`ARVIS_TOOL_PACKAGES: ${spec} cannot be loaded: ${(e as Error).message.split('\n')[0]}`);
+      problems.push(`ARVIS_TOOL_PACKAGES: ${spec} cannot be loaded: ${loadProblem(e as Error & { code?: string })}`);
       continue;
     }
     const pkg = exportedPackage(mod);

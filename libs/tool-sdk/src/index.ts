@@ -15,3 +15,4 @@ export {
   type ReconcileLookup,
 } from './tool';
 export { defineToolPackage, type ToolPackage } from './tool-package';
+export { EffectNotStartedError, type NotStartedReason } from './not-started';

@@ -15,3 +15,18 @@ describe('a tool error whose text is cut inside an emoji', () => {
     expect(entry.error!.message.startsWith('x'.repeat(499))).toBe(true);
   });
 });
+
+describe('a body that refuses before acting', () => {
+  const refused = (name: string, reasonCode: string) => Object.assign(new Error('the live tool differs from the snapshot'), { name, reasonCode });
+
+  it('ends effect_not_started with its reason when it names a code a body may give', () => {
+    const classified = classifyResult({ kind: 'threw', error: refused('EffectNotStartedError', 'frozen_surface_diverged'), latencyMs: 4 }, () => null);
+    expect(classified).toMatchObject({ effectBoundary: 'effect_not_started', success: false, reasonCode: 'frozen_surface_diverged', latencyMs: 4 });
+  });
+
+  it('is a failed effect when the code is not one a body may give, or the error is not the refusal', () => {
+    for (const error of [refused('EffectNotStartedError', 'consent_required'), refused('Error', 'frozen_surface_diverged')]) {
+      expect(classifyResult({ kind: 'threw', error, latencyMs: 1 }, () => null)).toMatchObject({ effectBoundary: 'effect_failed', reasonCode: 'tool_execution_failed' });
+    }
+  });
+});

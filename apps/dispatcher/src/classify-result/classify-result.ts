@@ -26,7 +26,9 @@ export function classifyResult(outcome: ToolOutcome, validateOutput: (o: unknown
       return refusal('pre_effect_refusal', 'input_schema_violation', outcome.detail);
     case 'not_available':
       return refusal('pre_effect_refusal', 'unknown_tool', outcome.detail);
-    case 'threw':
+    case 'threw': {
+      const notStarted = notStartedReason(outcome.error);
+      if (notStarted) return { ...refusal('effect_not_started', notStarted, outcome.error.message), latencyMs: outcome.latencyMs };
       return {
         effectBoundary: 'effect_failed',
         success: false,
@@ -34,6 +36,7 @@ export function classifyResult(outcome: ToolOutcome, validateOutput: (o: unknown
         error: { code: 'tool_execution_failed', message: outcome.error.message },
         latencyMs: outcome.latencyMs,
       };
+    }
     case 'timed_out':
       return {
         effectBoundary: 'effect_state_unknown',
@@ -56,6 +59,15 @@ export function classifyResult(outcome: ToolOutcome, validateOutput: (o: unknown
       return { effectBoundary: 'effect_completed', success: true, output: outcome.output, latencyMs: outcome.latencyMs };
     }
   }
+}
+
+// The codes a body may end its own effect with before acting (@arvis/tool-sdk EffectNotStartedError,
+// ADR 0078): recognised by name and code, not instanceof, since a package may bring its own SDK.
+const NOT_STARTED_REASONS: ReadonlySet<ReasonCode> = new Set<ReasonCode>(['frozen_surface_diverged']);
+
+function notStartedReason(error: Error): ReasonCode | null {
+  const code = (error as { reasonCode?: unknown }).reasonCode;
+  return error.name === 'EffectNotStartedError' && NOT_STARTED_REASONS.has(code as ReasonCode) ? (code as ReasonCode) : null;
 }
 
 function refusal(effectBoundary: EffectBoundary, code: ReasonCode, message: string): Classified {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { awaitResult, DecisionClient, type DecisionInput, type KafkaSecurityOptions } from '@arvis/decision-client';
+import { awaitResult, DecisionClient, ResultApiError, type DecisionInput, type KafkaSecurityOptions, type ResultAnswer } from '@arvis/decision-client';
 import { errorFields } from '@arvis/runtime';
 import type { ToolCatalog } from '@arvis/tool-catalog';
 import { MCP_CONFIG, type McpConfig } from '../config/mcp.config';
@@ -54,9 +54,23 @@ export class CallToolService implements OnApplicationShutdown {
     await this.client.send([decision]);
     // A tool that needs a human's yes will not end within a call: a short wait still catches a refusal.
     const waitS = spec.requiresConfirmation ? this.config.confirmationWaitS : this.config.resultWaitS;
-    const read = await awaitResult(this.config.authorizerUrl, token, decisionId, waitS);
+    const read = await this.readAfterSend(token, decisionId, waitS);
     // Just sent with this token: not found means not read yet (or dead-lettered, see the DLQ).
     return answerOf(decisionId, read.status === 'not_found' ? { status: 'pending' } : read, READ_RESULT_TOOL);
+  }
+
+  /**
+   * Once sent, the decision exists whatever the read answers: a results API that refuses the read
+   * (429 past API_ADDRESS_RATE_LIMIT, say) still leaves the caller its id to read it by later.
+   */
+  private async readAfterSend(token: string, decisionId: string, waitS: number): Promise<ResultAnswer> {
+    try {
+      return await awaitResult(this.config.authorizerUrl, token, decisionId, waitS);
+    } catch (e) {
+      if (!(e instanceof ResultApiError)) throw e;
+      this.log.warn({ msg: 'results API refused the read after a send; answered pending', decisionId, status: e.status, error: e.error ?? 'none' });
+      return { status: 'pending' };
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -50,9 +50,17 @@ export class CallerTokenVerifier implements OAuthTokenVerifier {
       clientId: typeof payload.azp === 'string' ? payload.azp : payload.sub!,
       scopes: typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [],
       expiresAt: payload.exp,
-      // jwtVerify held `aud` to this URI; the SDK's bearer middleware compares it once more.
-      resource: new URL(this.resourceUri),
+      // Taken from the token itself, so the SDK's bearer middleware (expectedResource) compares
+      // the token's own audience once more, apart from jwtVerify's check above.
+      resource: this.resourceOf(payload.aud),
       extra: { issuer: iss, subject: payload.sub },
     };
+  }
+
+  /** The token's audience that names this server (jwtVerify required one), else its first; undefined if not a URL. */
+  private resourceOf(aud: string | string[] | undefined): URL | undefined {
+    const list = aud === undefined ? [] : Array.isArray(aud) ? aud : [aud];
+    const value = list.find((a) => a === this.resourceUri) ?? list[0];
+    return value !== undefined && URL.canParse(value) ? new URL(value) : undefined;
   }
 }

@@ -4,6 +4,7 @@
 #   node dist/apps/authorizer/src/main.js       node dist/scripts/migrate.js
 #   node dist/apps/dispatcher/src/main.js       node dist/scripts/create-topics.js
 #   node dist/apps/relay/src/main.js            node dist/scripts/apply-kafka-acls.js
+#   node dist/apps/mcp/src/main.js
 #   node dist/scripts/demo-producer.js
 # Build: docker build -t registry.example.com/arvis:$(node -p "require('./package.json').version") .
 # (the tag is the release version, ADR 0065; never :latest). Adding a team's tool packages:
@@ -67,5 +68,5 @@ COPY package.json ./
 USER node
 # 3001: the authorizer's approver API and console; 3101, 3002, 3003: management (health, metrics)
 # of the authorizer, the dispatcher and the relay.
-EXPOSE 3001 3101 3002 3003
-CMD ["sh", "-c", "echo 'usage: docker run IMAGE node dist/apps/authorizer/src/main.js | node dist/apps/dispatcher/src/main.js | node dist/apps/relay/src/main.js | node dist/scripts/migrate.js | node dist/scripts/create-topics.js | node dist/scripts/apply-kafka-acls.js | node dist/scripts/demo-producer.js' >&2; exit 2"]
+EXPOSE 3001 3101 3002 3003 3004 3104
+CMD ["sh", "-c", "echo 'usage: docker run IMAGE node dist/apps/authorizer/src/main.js | node dist/apps/dispatcher/src/main.js | node dist/apps/relay/src/main.js | node dist/apps/mcp/src/main.js | node dist/scripts/migrate.js | node dist/scripts/create-topics.js | node dist/scripts/apply-kafka-acls.js | node dist/scripts/demo-producer.js' >&2; exit 2"]

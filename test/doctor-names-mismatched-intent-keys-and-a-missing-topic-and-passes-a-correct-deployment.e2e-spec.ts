@@ -27,6 +27,23 @@ describe('arvis doctor', () => {
     expect(report.checks.filter((c) => c.name.startsWith('trusted issuer ')).map((c) => c.status)).toEqual(['ok']);
   });
 
+  it('names an MCP front door whose URI is not the authorizer\'s decisions audience and whose AUTHORIZER_URL does not answer', async () => {
+    const issuer = JSON.parse(env.appEnv.TRUSTED_ISSUERS) as { issuer: string; publicKey: string }[];
+    const mcp = {
+      ...env.appEnv,
+      MCP_RESOURCE_URI: 'http://127.0.0.1:1/mcp',
+      MCP_ISSUERS: JSON.stringify([{ issuer: issuer[0].issuer, alg: 'EdDSA', publicKey: issuer[0].publicKey }]),
+      AUTHORIZER_URL: 'http://127.0.0.1:1',
+    };
+    const r = await doctor(['--authorizer-env', envFile('mcp-authorizer.env', env.appEnv), '--mcp-env', envFile('mcp.env', mcp), '--json']);
+    const report = JSON.parse(r.stdout) as Report;
+    expect(report.checks.find((c) => c.name === 'configuration (mcp)')?.status).toBe('ok');
+    expect({ code: r.code, failed: report.failed.filter((f) => f.startsWith('mcp ')) }).toEqual({ code: 2, failed: ['mcp audience', 'mcp results API'] });
+    expect(report.checks.find((c) => c.name === 'mcp audience')!.detail).toBe(
+      `${issuer[0].issuer}'s audience.decisions (none: any aud) does not name MCP_RESOURCE_URI http://127.0.0.1:1/mcp`,
+    );
+  });
+
   it('names a dispatcher holding another intent key and a topic that is missing, and nothing else', async () => {
     const topics = topicsFor(env.topicPrefix);
     const admin = createKafka({ brokers: env.brokers, security: {}, clientId: 'doctor-spec' }).admin();

@@ -26,6 +26,7 @@ const COMPONENT_OF_COMMAND: Record<string, string> = {
   'dist/apps/authorizer/src/main.js': 'authorizer',
   'dist/apps/dispatcher/src/main.js': 'dispatcher',
   'dist/apps/relay/src/main.js': 'relay',
+  'dist/apps/mcp/src/main.js': 'mcp',
   'dist/scripts/migrate.js': 'migrate',
   'dist/scripts/create-topics.js': 'topics',
   'dist/scripts/apply-kafka-acls.js': 'kafka:acls',
@@ -33,7 +34,7 @@ const COMPONENT_OF_COMMAND: Record<string, string> = {
 /** The HealthController's routes, all on the management port (ADR 0038). */
 const MANAGEMENT_ROUTES = ['/health/live', '/health/ready', '/metrics'];
 /** Made by the operator, never shipped (they hold secrets or the deployment's CA): ../README.md lists them. */
-const MADE_BY_THE_OPERATOR = { Secret: ['arvis-authorizer', 'arvis-dispatcher', 'arvis-relay', 'arvis-migrate', 'arvis-kafka-admin'], ConfigMap: ['arvis-kafka-ca'] };
+const MADE_BY_THE_OPERATOR = { Secret: ['arvis-authorizer', 'arvis-dispatcher', 'arvis-relay', 'arvis-mcp', 'arvis-migrate', 'arvis-kafka-admin'], ConfigMap: ['arvis-kafka-ca'] };
 const WORKLOAD_KINDS = ['Deployment', 'Job'];
 
 /** Problems the Kubernetes schemas find in these objects (an ES module run by node: the package is one). */
@@ -62,10 +63,10 @@ describe.each(OVERLAYS)('deploy/kubernetes/%s', (dir) => {
   const containers = workloads.flatMap((w) => (podOf(w).containers as any[]).map((c) => ({ w, c })));
   const configMap = (name: string) => byKind('ConfigMap').find((m) => m.metadata.name === name);
 
-  it('renders the three services, the migrate, topics and ACL jobs, their budgets and policies', () => {
-    expect(byKind('Deployment').map((d) => d.metadata.name).sort()).toEqual(['arvis-authorizer', 'arvis-dispatcher', 'arvis-relay']);
+  it('renders the four services, the migrate, topics and ACL jobs, their budgets and policies', () => {
+    expect(byKind('Deployment').map((d) => d.metadata.name).sort()).toEqual(['arvis-authorizer', 'arvis-dispatcher', 'arvis-mcp', 'arvis-relay']);
     expect(byKind('Job').map((d) => d.metadata.name).sort()).toEqual(['arvis-kafka-acls', 'arvis-migrate', 'arvis-topics']);
-    expect(byKind('PodDisruptionBudget').map((d) => d.spec.selector.matchLabels['app.kubernetes.io/name']).sort()).toEqual(['arvis-authorizer', 'arvis-dispatcher', 'arvis-relay']);
+    expect(byKind('PodDisruptionBudget').map((d) => d.spec.selector.matchLabels['app.kubernetes.io/name']).sort()).toEqual(['arvis-authorizer', 'arvis-dispatcher', 'arvis-mcp', 'arvis-relay']);
     expect(byKind('NetworkPolicy').length).toBeGreaterThan(0);
     for (const o of objects) {
       expect([o.apiVersion, o.kind, o.metadata?.name].every((x) => typeof x === 'string' && x.length > 0)).toBe(true);

@@ -64,6 +64,6 @@ describe('fieldFacts (what the reference reads from a schema)', () => {
 
   it('collects each variable once with every component that reads it', () => {
     const brokers = collectVariables().find((v) => v.name === 'KAFKA_BROKERS')!;
-    expect(brokers.readBy.map((r) => r.component)).toEqual(['authorizer', 'dispatcher', 'relay', 'cli', 'topics', 'kafka:acls', 'demo producer']);
+    expect(brokers.readBy.map((r) => r.component)).toEqual(['authorizer', 'dispatcher', 'relay', 'mcp', 'cli', 'topics', 'kafka:acls', 'demo producer']);
   });
 });

@@ -8,6 +8,7 @@ import { ENV_DOCS, envNamesOf, fileBacked, type EnvVariableDoc } from '@arvis/co
 import { AuthorizerEnv } from '../../apps/authorizer/src/config/authorizer.config';
 import { cliEnvSchema } from '../../apps/cli/src/cli.config';
 import { DispatcherEnv } from '../../apps/dispatcher/src/config/dispatcher.config';
+import { McpEnv } from '../../apps/mcp/src/config/mcp.config';
 import { RelayEnv } from '../../apps/relay/src/relay.config';
 import { AclsEnv, DemoProducerEnv, MigrateEnv, TopicsEnv } from '../script-env';
 
@@ -27,6 +28,7 @@ export const COMPONENTS: readonly Component[] = [
   { name: 'authorizer', start: '`npm run start:authorizer`', schema: AuthorizerEnv, envExample: 'apps/authorizer/.env.example' },
   { name: 'dispatcher', start: '`npm run start:dispatcher`', schema: DispatcherEnv, envExample: 'apps/dispatcher/.env.example' },
   { name: 'relay', start: '`npm run start:relay`', schema: RelayEnv, envExample: 'apps/relay/.env.example' },
+  { name: 'mcp', start: '`npm run start:mcp`', schema: McpEnv, envExample: 'apps/mcp/.env.example' },
   { name: 'cli', start: '`arvis …` (`npm run cli -- …`); each command reads only what it needs', schema: cliEnvSchema({ database: true, checkpointKeys: true, admin: true }), envExample: 'apps/cli/.env.example' },
   { name: 'migrate', start: '`npm run migrate`', schema: MigrateEnv },
   { name: 'topics', start: '`npm run topics`', schema: TopicsEnv },

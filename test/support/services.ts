@@ -8,6 +8,7 @@ const DIST_MAIN = {
   authorizer: join(ROOT, 'dist', 'apps', 'authorizer', 'src', 'main.js'),
   dispatcher: join(ROOT, 'dist', 'apps', 'dispatcher', 'src', 'main.js'),
   relay: join(ROOT, 'dist', 'apps', 'relay', 'src', 'main.js'),
+  mcp: join(ROOT, 'dist', 'apps', 'mcp', 'src', 'main.js'),
 };
 
 export type AppName = keyof typeof DIST_MAIN;
@@ -22,7 +23,7 @@ export interface RunningApp {
   name: string;
   /** The management port: health and metrics (ADR 0038). */
   port: number;
-  /** The authorizer's approver API and console; undefined for the other apps, which have none. */
+  /** The authorizer's approver API and console, the MCP front door's endpoint; undefined for the other apps, which have none. */
   apiPort?: number;
   child: ChildProcess;
   logFile: string;
@@ -32,20 +33,21 @@ export interface RunningApp {
 export async function startApp(
   app: AppName,
   name: string,
-  env: Record<string, string>,
+  env: Record<string, string> | ((ports: { port: number; apiPort?: number }) => Record<string, string>),
   port: number,
   logDir: string,
   waitReady = true,
 ): Promise<RunningApp> {
   port += PORT_OFFSET;
-  const apiPort = app === 'authorizer' ? port + API_PORT_DISTANCE : undefined;
+  const apiPort = app === 'authorizer' || app === 'mcp' ? port + API_PORT_DISTANCE : undefined;
   const ports = { MANAGEMENT_PORT: String(port), ...(apiPort ? { HTTP_PORT: String(apiPort) } : {}) };
   if (!existsSync(DIST_MAIN[app])) throw new Error(`${DIST_MAIN[app]} missing: run \`npm run build\` first`);
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);
   const log = createWriteStream(logFile, { flags: 'a' });
   const child = spawn(process.execPath, [DIST_MAIN[app]], {
-    env: { PATH: process.env.PATH ?? '', ...env, ...ports },
+    // An env made from the ports: the MCP front door's resource URI names its own port.
+    env: { PATH: process.env.PATH ?? '', ...(typeof env === 'function' ? env({ port, apiPort }) : env), ...ports },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.pipe(log);

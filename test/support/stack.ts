@@ -22,15 +22,15 @@ export class Stack {
   async start(
     app: AppName,
     name: string,
-    opts: { relay?: boolean; faults?: Faults; env?: Record<string, string>; waitReady?: boolean } = {},
+    opts: { relay?: boolean; faults?: Faults; env?: Record<string, string> | ((ports: { port: number; apiPort?: number }) => Record<string, string>); waitReady?: boolean } = {},
   ): Promise<RunningApp> {
-    const env: Record<string, string> = {
+    const env = (ports: { port: number; apiPort?: number }): Record<string, string> => ({
       ...this.env.appEnv,
       RELAY_ENABLED: opts.relay === false ? 'false' : 'true',
-      ...(app !== 'relay' ? { KAFKA_GROUP_ID: groupOf(this.env, app) } : {}),
+      ...(app === 'authorizer' || app === 'dispatcher' ? { KAFKA_GROUP_ID: groupOf(this.env, app) } : {}),
       ...(opts.faults ? { ARVIS_PROFILE: 'test', ARVIS_FAULTS: JSON.stringify(opts.faults) } : {}),
-      ...opts.env,
-    };
+      ...(typeof opts.env === 'function' ? opts.env(ports) : opts.env),
+    });
     const running = await startApp(app, `${this.env.name}-${name}`, env, nextPort++, join(DATA, 'test-logs'), opts.waitReady ?? true);
     this.apps.push(running);
     return running;

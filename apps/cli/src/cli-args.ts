@@ -34,8 +34,8 @@ Keys (no configuration read, nothing connected):
                     lines to eval; --json: one document); rotating keys: docs/keys.md
 
 Checking a deployment (reads the services' configurations, starts nothing):
-  doctor [--authorizer-env FILE] [--dispatcher-env FILE] [--relay-env FILE] [--cli-env FILE]
-         [--kafka-admin-env FILE] [--migrations DIR] [--max-clock-skew-ms N]
+  doctor [--authorizer-env FILE] [--dispatcher-env FILE] [--relay-env FILE] [--mcp-env FILE]
+         [--cli-env FILE] [--kafka-admin-env FILE] [--migrations DIR] [--max-clock-skew-ms N]
                     one line per check: each configuration loads, database reachable, its clock
                     within N ms of this machine's (default 5000), each login's rights exactly its
                     role's, migrations current, every topic present (partitions, replicas, min
@@ -116,6 +116,7 @@ const OPTIONS = {
   'authorizer-env': { type: 'string' },
   'dispatcher-env': { type: 'string' },
   'relay-env': { type: 'string' },
+  'mcp-env': { type: 'string' },
   'cli-env': { type: 'string' },
   'kafka-admin-env': { type: 'string' },
   migrations: { type: 'string' },

@@ -87,7 +87,7 @@ export const ENV_DOCS: Readonly<Record<string, EnvVariableDoc>> = {
   KAFKA_GROUP_ID: { description: 'Consumer group of the service (the ACLs name it).', adr: kafka },
   KAFKA_CLIENT_ID: { description: 'kafkajs client id, seen in the broker\'s logs and quotas.', adr: kafka },
   CONSUMER_SLICE_SIZE: { description: 'Most messages handled in one slice (one read, one commit).', adr: ['0042', '0049'] },
-  HTTP_PORT: { description: 'Authorizer: the approver API and console. Dispatcher and relay: the former name of MANAGEMENT_PORT, read when that is unset.', adr: ['0038'] },
+  HTTP_PORT: { description: 'Authorizer: the approver API and console. MCP front door: the MCP endpoint and its metadata. Dispatcher and relay: the former name of MANAGEMENT_PORT, read when that is unset.', adr: ['0038'] },
   MANAGEMENT_PORT: { description: 'Health and metrics (`/health/live`, `/health/ready`, `/metrics`), and nothing else.', adr: ['0038'], computedDefault: { dispatcher: '3002, or HTTP_PORT', relay: '3003, or HTTP_PORT' } },
   ARVIS_TOOL_PACKAGES: { description: 'Tool packages (module specifiers or paths, resolved from the project root); a service with none, or with one that cannot be loaded, stops.', adr: ['0022'], type: 'comma-separated list', computedDefault: { authorizer: 'none: required', dispatcher: 'none: required', cli: 'none (`catalog` needs one)', migrate: 'none (the project\'s migrations only)' } },
 
@@ -121,6 +121,13 @@ export const ENV_DOCS: Readonly<Record<string, EnvVariableDoc>> = {
   RESULT_WAIT_MAX_S: { description: 'Longest `GET /decisions/{id}?waitS=` long poll granted; a larger ask waits this long (0: no waiting).', adr: ['0072'] },
   RESULT_POLL_MS: { description: 'Interval of the one shared poller that answers every waiting `GET /decisions/{id}?waitS=` (one statement per interval for all of them, none with nobody waiting).', adr: ['0072'] },
   RESULT_MAX_WAITERS: { description: 'Most long polls one authorizer holds at once; past it a request is answered at once with what there is.', adr: ['0072'] },
+  // The MCP front door (apps/mcp)
+  MCP_RESOURCE_URI: { description: 'This server\'s own URI as agents reach it, path `/mcp`: the only `aud` a caller\'s token may carry, and the same value as each issuer\'s `audience.decisions` in the authorizer\'s TRUSTED_ISSUERS (doctor checks). https in production (http only for a loopback host).', adr: ['0074'] },
+  MCP_ISSUERS: { description: 'JSON list of the issuers whose tokens the front door accepts, `{issuer, alg, publicKey | jwksUri}` (EdDSA, ES256, RS256); named in its protected-resource metadata as `authorization_servers`.', adr: ['0074'], type: 'JSON list', fromFile: true },
+  AUTHORIZER_URL: { description: 'The authorizer\'s API (its HTTP_PORT), where the front door reads results (`GET /decisions/{id}`) with the caller\'s token; doctor compares it with the authorizer\'s configuration.', adr: ['0072', '0074'] },
+  MCP_RESULT_WAIT_S: { description: 'How long a tools/call waits for its decision\'s final entry before it answers `pending` (the authorizer grants at most its RESULT_WAIT_MAX_S per poll; longer waits poll again).', adr: ['0074'] },
+  MCP_CONFIRMATION_WAIT_S: { description: 'The same for a tool that needs a human confirmation: short, since it will not end within a call; it still catches an immediate refusal.', adr: ['0074'] },
+  MCP_DEFAULT_RISK_SCORE: { description: 'The riskScore of a decision whose tools/call sets none (`_meta["arvis/riskScore"]`); the authorizer refuses one above the tool\'s maxRisk.', adr: ['0074'], type: 'number' },
   CONFIRMATION_POLL_MS: { description: 'How often parked decisions whose confirmation was decided or expired are resumed.', adr: ['0013'] },
   RETRY_POLL_MS: { description: 'How often the retry worker looks for retry rows to submit as new decisions.', adr: ['0012'] },
   RETENTION_ENABLED: { description: 'Retention passes (they delete records an operator may have to keep: off unless asked for).', adr: ['0041'] },

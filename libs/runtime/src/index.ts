@@ -1,12 +1,12 @@
 export { PinoLogger, decisionFields, errorFields, scrubCredentials, someIds, prettyLine, MAX_IDS_PER_LINE, REDACTED_FIELDS, type LogFormat } from './pino-logger';
 export { ServiceRuntime, SERVICE_SETTINGS, type ServiceSettings } from './service-runtime';
 export { HealthController } from './health.controller';
-export { runService, type RunServiceOptions, type Ports } from './run-service';
+export { runService, startInOrder, type RunServiceOptions, type Ports } from './run-service';
 export { MetricsRegistry } from './metrics-registry';
 export { PeriodicTask } from './periodic-task';
 export { RuntimeModule } from './runtime.module';
 export { ApiError, PublicErrorFilter, publicErrorBody, errorCodeOf, type PublicErrorBody } from './http-errors';
-export { isApiPath, isManagementPath, routePrefixes } from './http-surface';
+export { isApiPath, isManagementPath, portGate, routePrefixes, securityHeaders } from './http-surface';
 export { byAddress, byCredentialOrAddress, RateLimitGuard } from './rate-limit.guard';
 export { describeVerdict, JournalRollbackGuard } from './journal-rollback-guard';
 export { scrapeSnapshot, SCRAPE_SNAPSHOT_MS } from './scrape-snapshot';

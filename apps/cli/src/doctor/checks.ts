@@ -110,3 +110,40 @@ export async function issuerCheck(iss: TrustedIssuer, timeoutMs = 5000): Promise
     return fail(name, `jwksUri ${iss.jwksUri} does not answer: ${(e as Error).message}`);
   }
 }
+
+/** What the front door's audience check needs of the authorizer's issuers: the decisions audience per issuer. */
+export interface DecisionAudiences {
+  issuer: string;
+  decisions?: readonly string[];
+}
+
+/**
+ * The MCP front door and the authorizer must agree on the front door's URI (ADR 0074): each issuer
+ * the front door accepts is trusted by the authorizer with that URI as its decisions audience, or
+ * every call it forwards is refused there (dead-lettered) after the front door let it in.
+ */
+export function mcpAudienceCheck(mcp: { resourceUri: string; issuers: readonly { issuer: string }[] }, authorizer: readonly DecisionAudiences[] | undefined): Check {
+  const name = 'mcp audience';
+  if (!authorizer) return skip(name, 'needs --authorizer-env too');
+  const problems = mcp.issuers.flatMap(({ issuer }) => {
+    const trusted = authorizer.find((a) => a.issuer === issuer);
+    if (!trusted) return [`${issuer} is not a trusted issuer of the authorizer (TRUSTED_ISSUERS)`];
+    if (!trusted.decisions?.includes(mcp.resourceUri)) {
+      return [`${issuer}'s audience.decisions (${trusted.decisions?.join(', ') ?? 'none: any aud'}) does not name MCP_RESOURCE_URI ${mcp.resourceUri}`];
+    }
+    return [];
+  });
+  return problems.length ? fail(name, problems.join('; ')) : ok(name, `${mcp.resourceUri} is the decisions audience of ${mcp.issuers.map((i) => i.issuer).join(', ')}`);
+}
+
+/** The results API the front door reads with callers' tokens answers (401 to a request without one: it is there, and guarded). */
+export async function resultsApiCheck(authorizerUrl: string, timeoutMs = 5000): Promise<Check> {
+  const name = 'mcp results API';
+  const url = `${authorizerUrl}/decisions/arvis-doctor-probe`;
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    return res.status === 401 ? ok(name, `${authorizerUrl} answers (401 without a token)`) : fail(name, `${url} answered ${res.status}, not the authorizer's 401 without a token (AUTHORIZER_URL)`);
+  } catch (e) {
+    return fail(name, `AUTHORIZER_URL ${authorizerUrl} does not answer: ${(e as Error).message}`);
+  }
+}

@@ -1,5 +1,8 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { generateEd25519KeyPair } from '@arvis/crypto';
-import { checkpointKeyCheck, clockSkewCheck, intentKeyCheck } from './checks';
+import { checkpointKeyCheck, clockSkewCheck, intentKeyCheck, mcpAudienceCheck, resultsApiCheck } from './checks';
 import { parseEnvFile } from './env-file';
 import { renderKeys, generateKeys } from '../generate-keys/generate-keys';
 
@@ -65,5 +68,32 @@ describe('doctor: clock skew against the database', () => {
       detail: "the database's clock is 60005 ms (± 5) behind this machine's: more than 5000 ms (--max-clock-skew-ms); synchronise the hosts' clocks (NTP)",
     });
     expect(clockSkewCheck('clock (relay)', { databaseMs: 1_000, sentAtMs: 61_000, answeredAtMs: 61_010 }, 60_005).status).toBe('ok');
+  });
+});
+
+describe('doctor: the MCP front door against the authorizer', () => {
+  const mcp = { resourceUri: 'https://mcp.example.com/mcp', issuers: [{ issuer: 'idp-a' }, { issuer: 'idp-b' }] };
+
+  it('passes when every issuer it accepts has its URI as the authorizer\'s decisions audience, and names each issuer that does not', () => {
+    expect(mcpAudienceCheck(mcp, [{ issuer: 'idp-a', decisions: ['https://mcp.example.com/mcp'] }, { issuer: 'idp-b', decisions: ['x', 'https://mcp.example.com/mcp'] }])).toMatchObject({ status: 'ok' });
+    const failed = mcpAudienceCheck(mcp, [{ issuer: 'idp-a', decisions: ['https://other.example.com/mcp'] }]);
+    expect(failed.status).toBe('fail');
+    expect(failed.detail).toContain('idp-a\'s audience.decisions (https://other.example.com/mcp) does not name MCP_RESOURCE_URI https://mcp.example.com/mcp');
+    expect(failed.detail).toContain('idp-b is not a trusted issuer of the authorizer');
+    expect(mcpAudienceCheck(mcp, [{ issuer: 'idp-a' }, { issuer: 'idp-b', decisions: ['https://mcp.example.com/mcp'] }]).detail).toContain('none: any aud');
+    expect(mcpAudienceCheck(mcp, undefined)).toMatchObject({ status: 'skip' });
+  });
+
+  it('finds the results API by its 401 without a token, and fails another answer or no answer', async () => {
+    const server = createServer((req, res) => res.writeHead(req.url === '/decisions/arvis-doctor-probe' ? 401 : 404).end()).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      expect(await resultsApiCheck(base)).toMatchObject({ status: 'ok' });
+      expect(await resultsApiCheck(`${base}/prefix`)).toMatchObject({ status: 'fail', detail: expect.stringContaining('answered 404') });
+    } finally {
+      server.close();
+    }
+    expect(await resultsApiCheck(base, 1000)).toMatchObject({ status: 'fail', detail: expect.stringContaining('does not answer') });
   });
 });

@@ -7,8 +7,9 @@ import { aclTable, AclsEnv, compareAcls, createKafka, describeAllAcls, tablePrin
 import { loadAuthorizerConfig, type AuthorizerConfig } from '../../../authorizer/src/config/authorizer.config';
 import { loadDispatcherConfig, type DispatcherConfig } from '../../../dispatcher/src/config/dispatcher.config';
 import { loadRelayConfig, type RelayConfig } from '../../../relay/src/relay.config';
+import { loadMcpConfig, type McpConfig } from '../../../mcp/src/config/mcp.config';
 import { loadCliConfig, type CliConfig } from '../cli.config';
-import { checkpointKeyCheck, clockSkewCheck, fail, intentKeyCheck, issuerCheck, ok, skip, type Check, type Signer } from './checks';
+import { checkpointKeyCheck, clockSkewCheck, fail, intentKeyCheck, issuerCheck, mcpAudienceCheck, ok, resultsApiCheck, skip, type Check, type Signer } from './checks';
 import { DOCTOR_ROLES, type DoctorRole } from './doctor-roles';
 import { parseEnvFile } from './env-file';
 import { compareRights, heldRights } from './role-rights';
@@ -38,6 +39,7 @@ interface Loaded {
   authorizer?: AuthorizerConfig;
   dispatcher?: DispatcherConfig;
   relay?: RelayConfig;
+  mcp?: McpConfig;
   cli?: CliConfig;
   kafkaAdmin?: KafkaAdmin;
 }
@@ -58,6 +60,8 @@ function loadRole(role: DoctorRole, env: Record<string, string>): Loaded {
       return { dispatcher: loadDispatcherConfig(env) };
     case 'relay':
       return { relay: loadRelayConfig(env) };
+    case 'mcp':
+      return { mcp: loadMcpConfig(env) };
     case 'cli':
       return { cli: loadCliConfig(env, { database: false, checkpointKeys: env.JOURNAL_CHECKPOINT_VERIFICATION_KEYS !== undefined }) };
     case 'kafka-admin': {
@@ -265,12 +269,21 @@ function keyChecks(loaded: Loaded): Check[] {
   return [intentKeyCheck(signer, dispatchers), checkpointKeyCheck(checkpointSigners, verifiers)];
 }
 
+/** The MCP front door (ADR 0074): its URI is the authorizer's decisions audience, and the results API it reads answers. */
+async function mcpChecks(loaded: Loaded): Promise<Check[]> {
+  const mcp = loaded.mcp;
+  if (!mcp) return [];
+  const audiences = loaded.authorizer?.identity.issuers.map((i) => ({ issuer: i.issuer, decisions: i.audience?.decisions }));
+  return [mcpAudienceCheck(mcp, audiences), await resultsApiCheck(mcp.authorizerUrl)];
+}
+
 /** Every check, in the order a deployment is brought up: configuration, database, topics, keys, issuers. */
 export async function runDoctor(inputs: DoctorInputs): Promise<Check[]> {
   const { loaded, checks } = loadConfigurations(inputs);
   checks.push(...(await infrastructureChecks(loaded, inputs.migrationsDir, inputs.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS)));
   checks.push(...keyChecks(loaded));
   for (const iss of loaded.authorizer?.identity.issuers ?? []) checks.push(await issuerCheck(iss));
+  checks.push(...(await mcpChecks(loaded)));
   return checks;
 }
 

@@ -1,3 +1,5 @@
+// Code passed to page.evaluate runs in the browser: its DOM types.
+/// <reference lib="dom" />
 import { mkdirSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

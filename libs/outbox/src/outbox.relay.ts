@@ -4,7 +4,7 @@ import type { RelaySettings } from '@arvis/config';
 import { sendRefusalOf, type KafkaPublisher, type OutboundMessage, type SendRefusal } from '@arvis/kafka';
 import { handlePoolErrors, preparedQuery, untilDatabaseAnswers } from '@arvis/persistence';
 import { endSpan, SpanKind, Tracing, withTraceHeaders, type Span, type TraceCarrier } from '@arvis/tracing';
-import { planBatch } from './plan-batch';
+import { planBatch, type CandidateRow } from './plan-batch';
 import { NO_RELAY_HOOKS, type RelayHooks } from './relay-hooks';
 import { resultCopiesTotal, ResultRouter, type ResultCopyOutcome } from './result-copies';
 
@@ -34,6 +34,42 @@ interface OutboxRecord {
   headers: Record<string, string> | null;
   trace_context: TraceCarrier | null;
   result_tenant: string | null;
+}
+
+/** A candidate as CANDIDATES returns it: the record's columns are null where it was not loaded. */
+type CandidateRecord = CandidateRow & { [K in Exclude<keyof OutboxRecord, 'seq'>]: OutboxRecord[K] | null } & { loaded: boolean };
+
+/**
+ * The batch's candidates in seq order with their sizes on the wire, and the columns of the rows a
+ * send can take loaded in the same statement: those within the message limit whose running total
+ * of such rows stays within the batch budget, or the first of them (sent alone if need be). That
+ * is every row planBatch can pick, so the send needs no second read; a row above the message
+ * limit, or past the budget, is not read beyond its size (octet_length reads a TOASTed value's
+ * size without fetching it).
+ */
+const CANDIDATES = `
+SELECT seq::text, bytes, loaded,
+       CASE WHEN loaded THEN topic END AS topic, CASE WHEN loaded THEN message_key END AS message_key,
+       CASE WHEN loaded THEN payload END AS payload, CASE WHEN loaded THEN headers END AS headers,
+       CASE WHEN loaded THEN trace_context END AS trace_context, CASE WHEN loaded THEN result_tenant END AS result_tenant
+FROM (
+  SELECT c.*, c.bytes <= $2 AND (c.running <= $3 OR c.running = c.bytes) AS loaded
+  FROM (
+    SELECT s.*, sum(CASE WHEN s.bytes <= $2 THEN s.bytes ELSE 0 END) OVER (ORDER BY s.seq) AS running
+    FROM (
+      SELECT seq, topic, message_key, payload, headers, trace_context, result_tenant,
+             (octet_length(payload) + octet_length(message_key) + coalesce(octet_length(headers::text), 0)
+              + coalesce(octet_length(trace_context::text), 0))::int AS bytes
+      FROM outbox WHERE published_at IS NULL AND quarantined_at IS NULL ORDER BY outbox.seq LIMIT $1
+    ) s
+  ) c
+) w
+ORDER BY w.seq`;
+
+/** A planned row's record; CANDIDATES loads every row planBatch can pick, so a gap is a fault. */
+function loadedRecord(r: CandidateRecord): OutboxRecord {
+  if (!r.loaded || r.topic === null || r.message_key === null || r.payload === null) throw new Error(`outbox row ${r.seq} was planned for the send but not loaded`);
+  return { seq: r.seq, topic: r.topic, message_key: r.message_key, payload: r.payload, headers: r.headers, trace_context: r.trace_context, result_tenant: r.result_tenant };
 }
 
 interface BatchOutcome {
@@ -254,26 +290,16 @@ export class OutboxRelay {
   }
 
   private async publishLocked(client: PoolClient): Promise<BatchOutcome> {
-    const candidates = await client.query<{ seq: string; bytes: number }>(
-      preparedQuery(
-      `SELECT seq::text, (octet_length(payload) + octet_length(message_key) + coalesce(octet_length(headers::text), 0)
-         + coalesce(octet_length(trace_context::text), 0))::int AS bytes
-       FROM outbox WHERE published_at IS NULL AND quarantined_at IS NULL ORDER BY outbox.seq LIMIT $1`, // not the text alias
-      [this.settings.batchSize],
-      ),
-    );
-    const plan = planBatch(candidates.rows, {
-      maxBatchBytes: this.settings.maxBatchBytes,
-      maxMessageBytes: this.settings.maxMessageBytes,
-      maxRows: this.isolating(candidates.rows[0]?.seq) ? 1 : Infinity,
-    });
+    const limits = { maxBatchBytes: this.settings.maxBatchBytes, maxMessageBytes: this.settings.maxMessageBytes };
+    const candidates = await client.query<CandidateRecord>(preparedQuery(CANDIDATES, [this.settings.batchSize, limits.maxMessageBytes, limits.maxBatchBytes]));
+    const plan = planBatch(candidates.rows, { ...limits, maxRows: this.isolating(candidates.rows[0]?.seq) ? 1 : Infinity });
     let quarantined = 0;
     for (const row of plan.tooLarge) {
       quarantined += await this.quarantine(client, row.seq, `too_large: ${row.bytes} bytes > RELAY_MAX_MESSAGE_BYTES ${this.settings.maxMessageBytes}`);
     }
     const more = candidates.rows.length === this.settings.batchSize || plan.cut || quarantined > 0;
     if (plan.send.length === 0) return { published: 0, quarantined, more };
-    const rows = await this.load(client, plan.send.map((r) => r.seq));
+    const rows = plan.send.map(loadedRecord);
     try {
       await this.send(rows);
     } catch (e) {
@@ -340,14 +366,6 @@ export class OutboxRelay {
       kind: SpanKind.PRODUCER,
       attributes: { 'messaging.system': 'kafka', 'messaging.operation.type': 'send', 'messaging.destination.name': r.topic, 'arvis.outbox.seq': r.seq },
     });
-  }
-
-  private async load(client: PoolClient, seqs: string[]): Promise<OutboxRecord[]> {
-    const { rows } = await client.query<OutboxRecord>(
-      preparedQuery(`SELECT seq::text, topic, message_key, payload, headers, trace_context, result_tenant FROM outbox WHERE seq = ANY($1::bigint[]) ORDER BY outbox.seq`, [seqs]),
-    );
-    if (rows.length !== seqs.length) throw new Error(`loaded ${rows.length} of ${seqs.length} outbox rows; another writer interfered`);
-    return rows;
   }
 
   /**

@@ -11,11 +11,11 @@ export interface BatchLimits {
   maxRows: number;
 }
 
-export interface BatchPlan {
+export interface BatchPlan<T extends CandidateRow = CandidateRow> {
   /** Rows to send now, in seq order. */
-  send: CandidateRow[];
+  send: T[];
   /** Rows no broker within our limits will take: quarantine them, never send them. */
-  tooLarge: CandidateRow[];
+  tooLarge: T[];
   /** True if rows were left for the next batch because of the byte or row limit. */
   cut: boolean;
 }
@@ -26,9 +26,9 @@ export interface BatchPlan {
  * sent by itself rather than never. Rows above the message limit are set aside wherever they are:
  * skipping them keeps the others in order, since a quarantined row is never sent at all.
  */
-export function planBatch(candidates: CandidateRow[], limits: BatchLimits): BatchPlan {
-  const send: CandidateRow[] = [];
-  const tooLarge: CandidateRow[] = [];
+export function planBatch<T extends CandidateRow>(candidates: T[], limits: BatchLimits): BatchPlan<T> {
+  const send: T[] = [];
+  const tooLarge: T[] = [];
   let bytes = 0;
   for (const row of candidates) {
     if (row.bytes > limits.maxMessageBytes) {

@@ -7,6 +7,8 @@ export {
   type ToolDisplayHints,
   type ToolDefinition,
   type ToolInvocation,
+  type ToolLogger,
+  type ToolRetryPolicy,
   type ToolEffectContext,
   type ToolDatabase,
   type ToolDatabaseClient,
@@ -15,3 +17,4 @@ export {
   type ReconcileLookup,
 } from './tool';
 export { defineToolPackage, type ToolPackage } from './tool-package';
+export { ToolError, NonRetryableToolError, toolErrorDetails, type ToolErrorDetails } from './tool-error';

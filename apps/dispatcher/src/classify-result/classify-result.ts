@@ -1,4 +1,5 @@
 import type { EffectBoundary, ReasonCode } from '@arvis/contracts';
+import { toolErrorDetails } from '@arvis/tool-sdk';
 
 export type ToolOutcome =
   | { kind: 'returned'; output: unknown; latencyMs: number }
@@ -12,7 +13,7 @@ export interface Classified {
   success: boolean;
   reasonCode?: ReasonCode;
   output?: unknown;
-  error?: { code: ReasonCode; message: string };
+  error?: { code: ReasonCode; message: string; details?: Record<string, unknown> };
   latencyMs?: number;
 }
 
@@ -26,14 +27,17 @@ export function classifyResult(outcome: ToolOutcome, validateOutput: (o: unknown
       return refusal('pre_effect_refusal', 'input_schema_violation', outcome.detail);
     case 'not_available':
       return refusal('pre_effect_refusal', 'unknown_tool', outcome.detail);
-    case 'threw':
+    case 'threw': {
+      // A ToolError's own code goes in the details; the reason code stays the closed set's (ADR 0076).
+      const details = toolErrorDetails(outcome.error);
       return {
         effectBoundary: 'effect_failed',
         success: false,
         reasonCode: 'tool_execution_failed',
-        error: { code: 'tool_execution_failed', message: outcome.error.message },
+        error: { code: 'tool_execution_failed', message: outcome.error.message, ...(details ? { details: { ...details } } : {}) },
         latencyMs: outcome.latencyMs,
       };
+    }
     case 'timed_out':
       return {
         effectBoundary: 'effect_state_unknown',

@@ -1,12 +1,16 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Histogram } from 'prom-client';
-import { MetricsRegistry } from '@arvis/runtime';
+import { decisionFields, MetricsRegistry } from '@arvis/runtime';
 import type { AuthorizedEffectContext } from '@arvis/effect-context';
-import { ToolCatalog } from '@arvis/tool-catalog';
+import { ToolCatalog, type ToolSpec } from '@arvis/tool-catalog';
 import { FaultPoints } from '../fault-points/fault-points';
 import { classifyResult, type Classified, type ToolOutcome } from '../classify-result/classify-result';
 import { TOOL_BODIES, type ToolBody } from '../tools/tool-body';
+import { BodyClock } from './body-clock';
 import { redeemConsumptionProof, type ConsumptionProof } from './consumption-proof';
+import { EFFECT_DEADLINES, type EffectDeadlines } from './effect-deadlines';
+import { HeartbeatPacer } from './heartbeat-pacer';
+import { InvocationLogger } from './invocation-logger';
 
 export interface PreparedRun {
   decisionId: string;
@@ -15,6 +19,8 @@ export interface PreparedRun {
   payload: Readonly<Record<string, unknown>>;
   effectContext: AuthorizedEffectContext;
   idempotencyKey: string;
+  /** 1 for a first attempt, n + 1 for retry n. */
+  attempt: number;
 }
 
 /**
@@ -31,6 +37,7 @@ export class RunToolService {
     @Inject(TOOL_BODIES) bodies: ToolBody[],
     private readonly faults: FaultPoints,
     @Optional() metrics?: MetricsRegistry,
+    @Optional() @Inject(EFFECT_DEADLINES) private readonly deadlines?: EffectDeadlines,
   ) {
     this.bodies = new Map(bodies.map((b) => [b.name, b]));
     // tool: the catalog's names only (a body runs only for a tool this dispatcher has).
@@ -62,16 +69,7 @@ export class RunToolService {
     if (!input.success) return classifyResult({ kind: 'input_invalid', detail: input.error.message }, validateOutput);
 
     this.faults.beforeBodyStartMarker(p.decisionId);
-    const controller = new AbortController();
-    const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<ToolOutcome>((resolve) => {
-      timer = setTimeout(() => {
-        controller.abort(new Error('tool_timeout'));
-        resolve({ kind: 'timed_out', timeoutMs: spec.timeoutMs, latencyMs: elapsed() });
-      }, spec.timeoutMs);
-    });
+    const clock = new BodyClock(spec.timeoutMs);
     // Through a promise, so a body that throws before returning one is classified like any failure.
     const execution = Promise.resolve()
       .then(() => body.execute({
@@ -80,26 +78,55 @@ export class RunToolService {
         effectContext: p.effectContext,
         idempotencyKey: p.idempotencyKey,
         capabilityId: p.capabilityId,
-        signal: controller.signal,
+        signal: clock.controller.signal,
+        heartbeat: this.heartbeatOf(spec, p.capabilityId, clock),
+        attempt: p.attempt,
+        logger: new InvocationLogger(TOOL_LOG, decisionFields({ decisionId: p.decisionId, tool: p.tool, capabilityId: p.capabilityId })),
       }))
       .then(
         (output): ToolOutcome => {
           this.faults.afterToolBody(p.decisionId);
-          return { kind: 'returned', output, latencyMs: elapsed() };
+          return { kind: 'returned', output, latencyMs: clock.elapsed() };
         },
         (error: unknown): ToolOutcome => ({
           kind: 'threw',
           error: error instanceof Error ? error : new Error(String(error)),
-          latencyMs: elapsed(),
+          latencyMs: clock.elapsed(),
         }),
       );
     try {
-      const first = await Promise.race([execution, timeout]);
+      const first = await Promise.race([execution, clock.timedOut]);
       if ('latencyMs' in first) this.duration?.observe({ tool: p.tool, outcome: first.kind }, first.latencyMs / 1000);
       if (first.kind === 'timed_out' && onLateSettle) void execution.then((o) => onLateSettle(classifyResult(o, validateOutput)));
       return classifyResult(first, validateOutput);
     } finally {
-      clearTimeout(timer);
+      clock.clear();
     }
   }
+
+  /**
+   * A no-op unless the tool declares a maximum run time beyond its timeout and heartbeats can be
+   * written here: no statement, no state for any other tool. Otherwise each counted heartbeat is
+   * one statement moving the stored deadline, and then the process's own abort time (ADR 0077).
+   */
+  private heartbeatOf(spec: ToolSpec, capabilityId: string, clock: BodyClock): () => void {
+    const maxRunMs = spec.maxRunMs ?? spec.timeoutMs;
+    const deadlines = this.deadlines;
+    if (maxRunMs <= spec.timeoutMs || !deadlines) return NO_HEARTBEAT;
+    const pacer = new HeartbeatPacer(spec.timeoutMs, maxRunMs);
+    return () => {
+      const at = clock.now();
+      if (clock.settled || !pacer.beat(at)) return;
+      deadlines.extend(capabilityId, spec.timeoutMs, maxRunMs).then(
+        (moved) => (moved ? clock.abortAt(pacer.written(at)) : pacer.close()),
+        (e: Error) => {
+          pacer.failed();
+          TOOL_LOG.warn({ msg: 'heartbeat not written', capabilityId, tool: spec.name, error: e.message });
+        },
+      );
+    };
+  }
 }
+
+const NO_HEARTBEAT = (): void => {};
+const TOOL_LOG = new Logger('Tool');

@@ -18,3 +18,4 @@ export {
 } from './tool';
 export { defineToolPackage, type ToolPackage } from './tool-package';
 export { ToolError, NonRetryableToolError, toolErrorDetails, type ToolErrorDetails } from './tool-error';
+export { runBody, classifyOutcome, outputProblem, type BodyOutcome, type BodyResult, type BodyControls, type BodyRunOptions } from './run-body';

@@ -2,14 +2,13 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Histogram } from 'prom-client';
 import { decisionFields, MetricsRegistry } from '@arvis/runtime';
 import type { AuthorizedEffectContext } from '@arvis/effect-context';
-import { ToolCatalog, type ToolSpec } from '@arvis/tool-catalog';
+import { ToolCatalog } from '@arvis/tool-catalog';
 import { FaultPoints } from '../fault-points/fault-points';
-import { classifyResult, type Classified, type ToolOutcome } from '../classify-result/classify-result';
+import { runBody } from '@arvis/tool-sdk';
+import { classifyResult, type Classified } from '../classify-result/classify-result';
 import { TOOL_BODIES, type ToolBody } from '../tools/tool-body';
-import { BodyClock } from './body-clock';
 import { redeemConsumptionProof, type ConsumptionProof } from './consumption-proof';
 import { EFFECT_DEADLINES, type EffectDeadlines } from './effect-deadlines';
-import { HeartbeatPacer } from './heartbeat-pacer';
 import { InvocationLogger } from './invocation-logger';
 
 export interface PreparedRun {
@@ -59,74 +58,32 @@ export class RunToolService {
     redeemConsumptionProof(proof, p.capabilityId);
     const spec = this.catalog.get(p.tool);
     const body = this.bodies.get(p.tool);
-    const validateOutput = (o: unknown) => {
-      const r = spec!.output.safeParse(o);
-      return r.success ? null : r.error.issues.map((i) => `${i.path.join('.') || '(output)'}: ${i.message}`).join('; ');
-    };
-    if (!spec || !body) return classifyResult({ kind: 'not_available', detail: `tool ${p.tool} has no body here` }, validateOutput);
-    // Defence in depth: the frozen payload is validated again right before the effect.
-    const input = spec.input.safeParse(p.payload);
-    if (!input.success) return classifyResult({ kind: 'input_invalid', detail: input.error.message }, validateOutput);
-
-    this.faults.beforeBodyStartMarker(p.decisionId);
-    const clock = new BodyClock(spec.timeoutMs);
-    // Through a promise, so a body that throws before returning one is classified like any failure.
-    const execution = Promise.resolve()
-      .then(() => body.execute({
-        input: input.data,
-        decisionId: p.decisionId,
-        effectContext: p.effectContext,
-        idempotencyKey: p.idempotencyKey,
-        capabilityId: p.capabilityId,
-        signal: clock.controller.signal,
-        heartbeat: this.heartbeatOf(spec, p.capabilityId, clock),
-        attempt: p.attempt,
-        logger: new InvocationLogger(TOOL_LOG, decisionFields({ decisionId: p.decisionId, tool: p.tool, capabilityId: p.capabilityId })),
-      }))
-      .then(
-        (output): ToolOutcome => {
-          this.faults.afterToolBody(p.decisionId);
-          return { kind: 'returned', output, latencyMs: clock.elapsed() };
-        },
-        (error: unknown): ToolOutcome => ({
-          kind: 'threw',
-          error: error instanceof Error ? error : new Error(String(error)),
-          latencyMs: clock.elapsed(),
-        }),
-      );
-    try {
-      const first = await Promise.race([execution, clock.timedOut]);
-      if ('latencyMs' in first) this.duration?.observe({ tool: p.tool, outcome: first.kind }, first.latencyMs / 1000);
-      if (first.kind === 'timed_out' && onLateSettle) void execution.then((o) => onLateSettle(classifyResult(o, validateOutput)));
-      return classifyResult(first, validateOutput);
-    } finally {
-      clock.clear();
-    }
-  }
-
-  /**
-   * A no-op unless the tool declares a maximum run time beyond its timeout and heartbeats can be
-   * written here: no statement, no state for any other tool. Otherwise each counted heartbeat is
-   * one statement moving the stored deadline, and then the process's own abort time (ADR 0077).
-   */
-  private heartbeatOf(spec: ToolSpec, capabilityId: string, clock: BodyClock): () => void {
-    const maxRunMs = spec.maxRunMs ?? spec.timeoutMs;
+    if (!spec || !body) return classifyResult({ kind: 'not_available', detail: `tool ${p.tool} has no body here` }, () => null);
     const deadlines = this.deadlines;
-    if (maxRunMs <= spec.timeoutMs || !deadlines) return NO_HEARTBEAT;
-    const pacer = new HeartbeatPacer(spec.timeoutMs, maxRunMs);
-    return () => {
-      const at = clock.now();
-      if (clock.settled || !pacer.beat(at)) return;
-      deadlines.extend(capabilityId, spec.timeoutMs, maxRunMs).then(
-        (moved) => (moved ? clock.abortAt(pacer.written(at)) : pacer.close()),
-        (e: Error) => {
-          pacer.failed();
-          TOOL_LOG.warn({ msg: 'heartbeat not written', capabilityId, tool: spec.name, error: e.message });
-        },
-      );
-    };
+    // The one copy of parse, run, parse and classify, shared with @arvis/tool-sdk/testing.
+    return runBody(
+      spec,
+      (controls) =>
+        body.execute({
+          ...controls,
+          decisionId: p.decisionId,
+          effectContext: p.effectContext,
+          idempotencyKey: p.idempotencyKey,
+          capabilityId: p.capabilityId,
+          attempt: p.attempt,
+          logger: new InvocationLogger(TOOL_LOG, decisionFields({ decisionId: p.decisionId, tool: p.tool, capabilityId: p.capabilityId })),
+        }),
+      p.payload,
+      {
+        extendDeadline: deadlines && ((timeoutMs, maxRunMs) => deadlines.extend(p.capabilityId, timeoutMs, maxRunMs)),
+        onHeartbeatError: (e) => TOOL_LOG.warn({ msg: 'heartbeat not written', capabilityId: p.capabilityId, tool: p.tool, error: e.message }),
+        beforeStart: () => this.faults.beforeBodyStartMarker(p.decisionId),
+        afterReturn: () => this.faults.afterToolBody(p.decisionId),
+        observe: (outcome, latencyMs) => this.duration?.observe({ tool: p.tool, outcome }, latencyMs / 1000),
+        onLateSettle,
+      },
+    );
   }
 }
 
-const NO_HEARTBEAT = (): void => {};
 const TOOL_LOG = new Logger('Tool');

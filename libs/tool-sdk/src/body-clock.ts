@@ -1,4 +1,4 @@
-import type { ToolOutcome } from '../classify-result/classify-result';
+import type { BodyOutcome } from './run-body';
 
 /**
  * A body's abort timer: fires `timeoutMs` after the start unless a heartbeat moves it (ADR 0077);
@@ -6,14 +6,14 @@ import type { ToolOutcome } from '../classify-result/classify-result';
  */
 export class BodyClock {
   readonly controller = new AbortController();
-  readonly timedOut: Promise<ToolOutcome>;
+  readonly timedOut: Promise<BodyOutcome>;
   private readonly started = performance.now();
   private timer?: NodeJS.Timeout;
   private fire: () => void = () => {};
   private done = false;
 
   constructor(timeoutMs: number) {
-    this.timedOut = new Promise<ToolOutcome>((resolve) => {
+    this.timedOut = new Promise<BodyOutcome>((resolve) => {
       this.fire = () => {
         this.controller.abort(new Error('tool_timeout'));
         resolve({ kind: 'timed_out', timeoutMs, latencyMs: this.elapsed() });

@@ -6,7 +6,7 @@ const base = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   // Build output and installed example packages hold copies of package.json files (haste collisions).
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/libs/.*/dist/', '<rootDir>/examples/.*/node_modules/', '<rootDir>/.data/'],
-  moduleNameMapper: { '^@arvis/(.*)$': '<rootDir>/libs/$1/src/index.ts', '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: { '^@arvis/tool-sdk/testing$': '<rootDir>/libs/tool-sdk/src/testing/index.ts', '^@arvis/(.*)$': '<rootDir>/libs/$1/src/index.ts', '^(\\.{1,2}/.*)\\.js$': '$1' },
 };
 module.exports = {
   projects: [
@@ -14,7 +14,8 @@ module.exports = {
     {
       ...base,
       displayName: 'e2e',
-      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      // An example package's own specs, run against the SDK's sources (its testing kit included).
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/examples/*/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFilesAfterEnv: ['<rootDir>/test/support/jest-timeout.ts'],

@@ -19,6 +19,7 @@ import { RunClaimedService } from './run-claimed/run-claimed.service';
 import { IntentsConsumer } from './dispatch-intents/intents.consumer';
 import { RecoverEffectsService } from './recover-effects/recover-effects.service';
 import { RunToolService } from './run-tool/run-tool.service';
+import { EFFECT_DEADLINES, StoredEffectDeadlines } from './run-tool/effect-deadlines';
 import { ReportOperationsService } from './report-operations/report-operations.service';
 import { TOOL_BODIES, toolBodies } from './tools/tool-body';
 import { ToolDatabases } from './tools/tool-database';
@@ -48,6 +49,7 @@ export class DispatcherModule {
         },
         { provide: FaultPoints, useValue: hasFaults(config.faults) ? new ConfiguredFaults(config.faults) : NO_FAULTS },
         RunToolService,
+        { provide: EFFECT_DEADLINES, useClass: StoredEffectDeadlines },
         RequestRetriesService,
         CloseEffectsService,
         DeduplicateEffectsService,

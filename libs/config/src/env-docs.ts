@@ -129,7 +129,7 @@ export const ENV_DOCS: Readonly<Record<string, EnvVariableDoc>> = {
   MCP_CONFIRMATION_WAIT_S: { description: 'The same for a tool that needs a human confirmation: short, since it will not end within a call; it still catches an immediate refusal.', adr: ['0074'] },
   MCP_DEFAULT_RISK_SCORE: { description: 'The riskScore of a decision whose tools/call sets none (`_meta["arvis/riskScore"]`); the authorizer refuses one above the tool\'s maxRisk.', adr: ['0074'], type: 'number' },
   CONFIRMATION_POLL_MS: { description: 'How often parked decisions whose confirmation was decided or expired are resumed.', adr: ['0013'] },
-  RETRY_POLL_MS: { description: 'How often the retry worker looks for retry rows to submit as new decisions.', adr: ['0012'] },
+  RETRY_POLL_MS: { description: 'How often the retry worker looks for due retry rows to submit as new decisions; a row due before the next look is waited for by a timer.', adr: ['0012', '0076'] },
   RETENTION_ENABLED: { description: 'Retention passes (they delete records an operator may have to keep: off unless asked for).', adr: ['0041'] },
   RETENTION_DECISIONS_MS: { description: 'Intents, capabilities and finished effects of decisions whose final entry is older than this are pruned.', adr: ['0041'] },
   RETENTION_DEDUPE_MS: { description: 'Inbox rows, confirmations, retries and effects holding their key older than this are pruned; at least RETENTION_DECISIONS_MS.', adr: ['0041'] },
@@ -153,7 +153,7 @@ export const ENV_DOCS: Readonly<Record<string, EnvVariableDoc>> = {
   RECORD_RESULTS_MAX_WAIT_MS: { description: 'How long recording a slice\'s results waits out a database outage before marking them audit-incomplete.', adr: ['0016'] },
   REDELIVER_AFTER_MS: { description: 'An accepted intent still not consumed after this long is delivered again (doubled at each redelivery).', adr: ['0011'] },
   REDELIVER_MAX_ATTEMPTS: { description: 'Redeliveries before an intent never activated is ended as `capability_activation_failed`.', adr: ['0011'] },
-  RETRY_MAX_ATTEMPTS: { description: 'Total attempts of one logical action (the first plus its retries).', adr: ['0012'] },
+  RETRY_MAX_ATTEMPTS: { description: 'Total attempts of one logical action (the first plus its retries), for a tool whose retry policy names none.', adr: ['0012', '0076'] },
   RETRY_MAX_RISK: { description: 'A decision above this risk score is not retried automatically.', adr: ['0012'] },
   ACCEPTED_CATALOG_FINGERPRINTS: { description: 'Previous catalog fingerprints still run during a rolling upgrade: a JSON list or comma-separated.', adr: ['0023'], type: 'list of SHA-256 hex' },
 

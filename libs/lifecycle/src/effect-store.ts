@@ -162,6 +162,19 @@ export class EffectStore {
   }
 
   /**
+   * A started body's heartbeat (ADR 0077): its deadline moves to now + `deadlineMs` (the tool's
+   * timeout plus the grace), never past its start + `capMs` (its maximum run time plus the grace),
+   * and never back. False when the row is no longer started (recovery closed it, or it finished).
+   */
+  async heartbeat(tx: Sql, capabilityId: string, deadlineMs: number, capMs: number): Promise<boolean> {
+    const moved = await tx.$executeRaw`
+      UPDATE effects SET deadline_at = greatest(deadline_at, least(now() + make_interval(secs => ${deadlineMs}::float8 / 1000),
+                                                                   started_at + make_interval(secs => ${capMs}::float8 / 1000)))
+      WHERE capability_id = ${capabilityId} AND state = 'effect_started' AND finished_at IS NULL`;
+    return moved === 1;
+  }
+
+  /**
    * effect_pending -> effect_started for bodies about to start, as one statement. Returns the ids
    * that moved: a claim recovery already closed is not among them, and its body must not run.
    */

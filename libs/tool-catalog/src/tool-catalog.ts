@@ -65,6 +65,9 @@ export class ToolCatalog {
           dataClass: s.manifest.dataClass,
           requiredConsent: s.manifest.requiredConsent,
           crossesTrustBoundary: crossesTrustBoundary(s),
+          // Only when declared, so the fingerprint of a tool without them is unchanged (ADR 0076, 0077).
+          ...(s.maxRunMs !== undefined ? { maxRunMs: s.maxRunMs } : {}),
+          ...(s.retry ? { retry: s.retry } : {}),
         };
       }),
     };

@@ -32,6 +32,16 @@ const ToolShape = z.object({
   retryable: flag,
   sideEffectful: flag,
   timeoutMs: z.number().int().positive(),
+  maxRunMs: z.number().int().positive().optional(),
+  retry: z
+    .strictObject({
+      maxAttempts: z.number().int().min(1).max(10).optional(),
+      initialIntervalMs: z.number().int().min(0).max(86_400_000).optional(),
+      backoffCoefficient: z.number().min(1).max(100).optional(),
+      maxIntervalMs: z.number().int().min(0).max(86_400_000).optional(),
+      nonRetryableErrorCodes: z.array(z.string().min(1).max(200)).optional(),
+    })
+    .optional(),
   maxRisk: z.number().min(0).max(1),
   requiresConfirmation: flag,
   auditRequired: flag,
@@ -55,7 +65,7 @@ const ToolShape = z.object({
     .optional(),
   execute: fn('execute'),
   reconcile: fn('reconcile').optional(),
-});
+}).refine((t) => t.maxRunMs === undefined || t.maxRunMs >= t.timeoutMs, { message: 'maxRunMs must be at least timeoutMs', path: ['maxRunMs'] });
 const PackageShape = z.object({
   name: z.string().min(1).max(200),
   version: z.string().min(1).max(100),

@@ -17,8 +17,18 @@ export interface ToolSpec<I extends z.ZodType = z.ZodType, O extends z.ZodType =
   /** A failure may be retried as a new decision (durable retry governance). */
   readonly retryable: boolean;
   readonly sideEffectful: boolean;
-  /** Past this the body is aborted (its signal fires) and the effect ends timed out. */
+  /**
+   * Past this without a heartbeat (from the start, or from the body's last counted
+   * `invocation.heartbeat()`) the body is aborted (its signal fires) and the effect ends timed out.
+   */
   readonly timeoutMs: number;
+  /**
+   * The longest a body may run however it heartbeats (ADR 0077); absent: `timeoutMs`, so a
+   * heartbeat moves nothing. At least `timeoutMs`.
+   */
+  readonly maxRunMs?: number;
+  /** How a failure is retried (ADR 0076); absent: the service's defaults (RETRY_MAX_ATTEMPTS, no wait). */
+  readonly retry?: ToolRetryPolicy;
   /** Decisions above this risk score are refused. */
   readonly maxRisk: number;
   /** A human approver must confirm each decision before it runs. */
@@ -31,6 +41,26 @@ export interface ToolSpec<I extends z.ZodType = z.ZodType, O extends z.ZodType =
    * console renders each beside the exact value that will run (ADR 0069).
    */
   readonly display?: ToolDisplayHints;
+}
+
+/**
+ * A tool's own retry policy. Retry n (1, 2, ...) waits `initialIntervalMs` ×
+ * `backoffCoefficient`^(n-1), at most `maxIntervalMs`, from the failure it answers (database
+ * time, stored as the retry's not-before). Governance is unchanged: each retry is a new decision
+ * under the risk ceiling, with a fresh capability and the same idempotency key; `retryable`,
+ * `idempotent` and `sideEffectful` still decide whether a failure is retried at all.
+ */
+export interface ToolRetryPolicy {
+  /** Attempts in all, the first included (1 to 10); default RETRY_MAX_ATTEMPTS. */
+  readonly maxAttempts?: number;
+  /** Wait before the first retry; default 0 (the retry worker's next pass). */
+  readonly initialIntervalMs?: number;
+  /** Default 2. */
+  readonly backoffCoefficient?: number;
+  /** Default: no bound. */
+  readonly maxIntervalMs?: number;
+  /** The tool's own error codes (ToolError.code) that are never retried. */
+  readonly nonRetryableErrorCodes?: readonly string[];
 }
 
 /**
@@ -102,9 +132,28 @@ export interface ToolInvocation<I = unknown> {
   /** Stable per capability (one attempt); tools that record effects may key rows by it. */
   readonly capabilityId: string;
   readonly decisionId: string;
-  /** Aborted when timeoutMs has passed; a body that can stop should. */
+  /** Aborted when timeoutMs has passed without a heartbeat, or maxRunMs in all; a body that can stop should. */
   readonly signal: AbortSignal;
   readonly db: ToolDatabase;
+  /**
+   * A long body says it is alive: its timeout and its effect's stored deadline move to now +
+   * timeoutMs, never past maxRunMs from its start (ADR 0077). Cheap to call often: at most one
+   * in a third of timeoutMs is written, so call it at least every half of timeoutMs. A no-op for
+   * a tool that declares no maxRunMs.
+   */
+  heartbeat(): void;
+  /** 1 for the first attempt of an action, n + 1 for its retry n. */
+  readonly attempt: number;
+  /** Log lines carrying the decision's ids (decisionId, tool, capabilityId) as fields. */
+  readonly logger: ToolLogger;
+}
+
+/** A structured logger: a stable message and fields (never secrets, never the payload). */
+export interface ToolLogger {
+  debug(msg: string, fields?: Readonly<Record<string, unknown>>): void;
+  info(msg: string, fields?: Readonly<Record<string, unknown>>): void;
+  warn(msg: string, fields?: Readonly<Record<string, unknown>>): void;
+  error(msg: string, fields?: Readonly<Record<string, unknown>>): void;
 }
 
 /** What a tool can say of an effect looked up by its idempotency key. */
@@ -124,7 +173,8 @@ export interface ReconcileLookup {
 export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> extends ToolSpec<I, O> {
   /**
    * The effect. Its return value must satisfy `output`; a throw is a failed effect (retried as
-   * a new decision when `retryable`).
+   * a new decision when `retryable`, per `retry`; never for a NonRetryableToolError or a
+   * ToolError whose code the policy names).
    */
   execute(invocation: ToolInvocation<z.output<I>>): Promise<z.input<O>>;
   /**
@@ -142,7 +192,8 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
  */
 export function defineTool<I extends z.ZodType, O extends z.ZodType>(definition: ToolDefinition<I, O>): ToolDefinition<I, O> {
   const display = definition.display ? Object.freeze({ ...definition.display }) : undefined;
-  return Object.freeze({ ...definition, manifest: Object.freeze({ ...definition.manifest }), ...(display ? { display } : {}) });
+  const retry = definition.retry ? Object.freeze({ ...definition.retry }) : undefined;
+  return Object.freeze({ ...definition, manifest: Object.freeze({ ...definition.manifest }), ...(display ? { display } : {}), ...(retry ? { retry } : {}) });
 }
 
 export const crossesTrustBoundary = (spec: Pick<ToolSpec, 'manifest'>): boolean => spec.manifest.provider !== null;

@@ -52,10 +52,16 @@ export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDes
   }
 
   async pass(): Promise<number> {
-    const pending = await this.db.$queryRaw<PendingRetry[]>`
-      SELECT r.decision_id, r.tenant, r.chain_id, r.attempt, r.parent_causal_id, di.body, di.identity_sha256, di.identity_claims
+    // Due rows first (not-before order, database time); the first row not yet due tells when to
+    // wake (ADR 0076): a timer, not a faster poll.
+    const rows = await this.db.$queryRaw<(PendingRetry & { wait_ms: number })[]>`
+      SELECT r.decision_id, r.tenant, r.chain_id, r.attempt, r.parent_causal_id, di.body, di.identity_sha256, di.identity_claims,
+             greatest(0, ceil(extract(epoch FROM r.not_before - now()) * 1000))::float8 AS wait_ms
       FROM retries r JOIN decision_inbox di ON di.decision_id = r.parent_decision_id AND di.tenant = r.tenant
-      WHERE r.status = 'pending' ORDER BY r.created_at LIMIT 100`;
+      WHERE r.status = 'pending' ORDER BY r.not_before, r.created_at LIMIT 100`;
+    const pending = rows.filter((r) => r.wait_ms === 0);
+    const next = rows.find((r) => r.wait_ms > 0);
+    if (next && next.wait_ms < this.config.retryPollMs) this.task.runIn(next.wait_ms);
     if (pending.length === 0) return 0;
     // The row's tenant, the parent's: what the retry's id is unique within (ADR 0061).
     const tenantOfRow = new WeakMap<Candidate, string>();
@@ -82,7 +88,7 @@ export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDes
       const locked = await tx.$queryRaw<{ decision_id: string; tenant: string }[]>`
         SELECT decision_id, tenant FROM retries
         WHERE (decision_id, tenant) IN (SELECT * FROM unnest(${candidates.map((c) => c.decision.decisionId)}::text[], ${candidates.map(tenantOf)}::text[]))
-          AND status = 'pending'
+          AND status = 'pending' AND not_before <= now()
         ORDER BY decision_id, tenant FOR UPDATE SKIP LOCKED`;
       const mine = new Set(locked.map((r) => scopedKey(r.tenant, r.decision_id)));
       return (c: Candidate) => mine.has(scopedKey(tenantOf(c), c.decision.decisionId));

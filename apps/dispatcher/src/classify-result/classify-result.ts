@@ -1,75 +1,22 @@
 import type { EffectBoundary, ReasonCode } from '@arvis/contracts';
+import { classifyOutcome, type BodyOutcome, type BodyResult } from '@arvis/tool-sdk';
 
-export type ToolOutcome =
-  | { kind: 'returned'; output: unknown; latencyMs: number }
-  | { kind: 'threw'; error: Error; latencyMs: number }
-  | { kind: 'timed_out'; timeoutMs: number; latencyMs: number }
-  | { kind: 'input_invalid'; detail: string }
-  | { kind: 'not_available'; detail: string };
+// The classification is the SDK's (libs/tool-sdk/src/run-body.ts), one copy for the dispatcher
+// and for a package's own tests (@arvis/tool-sdk/testing); here it is typed by the contract.
+export type ToolOutcome = BodyOutcome;
 
 export interface Classified {
   effectBoundary: EffectBoundary;
   success: boolean;
   reasonCode?: ReasonCode;
   output?: unknown;
-  error?: { code: ReasonCode; message: string };
+  error?: { code: ReasonCode; message: string; details?: Record<string, unknown> };
   latencyMs?: number;
 }
 
-/**
- * One boundary state per result. A timeout is effect_state_unknown, never failed: the tool was
- * signalled to abort but may already have acted.
- */
+/** Fails to compile if the SDK's boundaries or reason codes leave the contract's closed sets. */
+export const asClassified = (r: BodyResult): Classified => r;
+
 export function classifyResult(outcome: ToolOutcome, validateOutput: (o: unknown) => string | null): Classified {
-  switch (outcome.kind) {
-    case 'input_invalid':
-      return refusal('pre_effect_refusal', 'input_schema_violation', outcome.detail);
-    case 'not_available':
-      return refusal('pre_effect_refusal', 'unknown_tool', outcome.detail);
-    case 'threw': {
-      const notStarted = notStartedReason(outcome.error);
-      if (notStarted) return { ...refusal('effect_not_started', notStarted, outcome.error.message), latencyMs: outcome.latencyMs };
-      return {
-        effectBoundary: 'effect_failed',
-        success: false,
-        reasonCode: 'tool_execution_failed',
-        error: { code: 'tool_execution_failed', message: outcome.error.message },
-        latencyMs: outcome.latencyMs,
-      };
-    }
-    case 'timed_out':
-      return {
-        effectBoundary: 'effect_state_unknown',
-        success: false,
-        reasonCode: 'tool_timeout',
-        error: { code: 'tool_timeout', message: `no answer within ${outcome.timeoutMs} ms` },
-        latencyMs: outcome.latencyMs,
-      };
-    case 'returned': {
-      const problem = validateOutput(outcome.output);
-      if (problem !== null) {
-        return {
-          effectBoundary: 'effect_completed',
-          success: false,
-          reasonCode: 'tool_output_invalid',
-          error: { code: 'tool_output_invalid', message: problem },
-          latencyMs: outcome.latencyMs,
-        };
-      }
-      return { effectBoundary: 'effect_completed', success: true, output: outcome.output, latencyMs: outcome.latencyMs };
-    }
-  }
-}
-
-// The codes a body may end its own effect with before acting (@arvis/tool-sdk EffectNotStartedError,
-// ADR 0078): recognised by name and code, not instanceof, since a package may bring its own SDK.
-const NOT_STARTED_REASONS: ReadonlySet<ReasonCode> = new Set<ReasonCode>(['frozen_surface_diverged']);
-
-function notStartedReason(error: Error): ReasonCode | null {
-  const code = (error as { reasonCode?: unknown }).reasonCode;
-  return error.name === 'EffectNotStartedError' && NOT_STARTED_REASONS.has(code as ReasonCode) ? (code as ReasonCode) : null;
-}
-
-function refusal(effectBoundary: EffectBoundary, code: ReasonCode, message: string): Classified {
-  return { effectBoundary, success: false, reasonCode: code, error: { code, message } };
+  return classifyOutcome(outcome, validateOutput);
 }

@@ -8,7 +8,7 @@ const closing = (id: string, confirmationReserved: boolean, holdsKey: boolean, e
   holdsKey,
 });
 
-function closer(spec = { retryable: true, sideEffectful: false, idempotent: true }) {
+function closer(spec: Record<string, unknown> = { retryable: true, sideEffectful: false, idempotent: true }) {
   const effects = {
     finish: jest.fn(async (_tx: unknown, rs: { capabilityId: string }[]) => new Set(rs.filter((r) => r.capabilityId !== 'cap-late').map((r) => r.capabilityId))),
     closeLost: jest.fn(async () => undefined),
@@ -64,5 +64,25 @@ describe('CloseEffectsService', () => {
     const drafts = await service.closeAuditIncomplete({} as never, [closing('cap-1', false, false, 'effect_failed')], 'result not journaled: x');
     expect(drafts.map((d) => d.kind)).toEqual(['audit_incomplete']);
     expect(retries.request).toHaveBeenCalledWith({}, []);
+  });
+
+  // ADR 0076: the body's own word, or its tool's policy, ends the action; the policy goes with the request.
+  it('never retries a non-retryable error or a code the policy names, and hands the policy with each retry', async () => {
+    const retry = { initialIntervalMs: 1000, nonRetryableErrorCodes: ['card_declined'] };
+    const { service, retries } = closer({ retryable: true, sideEffectful: false, idempotent: true, retry });
+    const failed = (id: string, details?: Record<string, unknown>) => {
+      const c = closing(id, false, false, 'effect_failed');
+      return { ...c, result: { ...c.result, error: { code: 'tool_execution_failed' as const, message: 'x', ...(details ? { details } : {}) } } };
+    };
+    await service.closeWithResults({} as never, [
+      failed('cap-1', { toolErrorCode: 'card_declined' }),
+      failed('cap-2', { toolErrorCode: 'account_closed', nonRetryable: true }),
+      failed('cap-3', { toolErrorCode: 'upstream_busy' }),
+      failed('cap-4'),
+    ]);
+    expect(retries.request).toHaveBeenCalledWith({}, [
+      expect.objectContaining({ decisionId: 'd-cap-3', policy: retry }),
+      expect.objectContaining({ decisionId: 'd-cap-4', policy: retry }),
+    ]);
   });
 });

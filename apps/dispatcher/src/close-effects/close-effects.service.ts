@@ -4,6 +4,7 @@ import { auditIncompleteEntry, toolResultEntry, type CapabilityFacts, type Journ
 import { ConfirmationStore, EffectStore } from '@arvis/lifecycle';
 import type { Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
+import type { ToolRetryPolicy } from '@arvis/tool-sdk';
 import { storedFactsOf } from '../dispatch-intents/stored-facts';
 import { RequestRetriesService } from '../request-retries/request-retries.service';
 
@@ -100,7 +101,7 @@ export class CloseEffectsService {
     if (closed.length === 0) return [];
     const reserved = closed.filter((c) => c.confirmationReserved);
     await this.confirmations.finalize(tx, reserved.map((c) => c.facts.capabilityId), reserved.map((c) => c.result.effectBoundary));
-    await this.retries.request(tx, closed.filter((c) => this.retryDue(cause, c)).map((c) => c.facts));
+    await this.retries.request(tx, closed.filter((c) => this.retryDue(cause, c)).map((c) => ({ ...c.facts, policy: this.catalog.get(c.facts.tool)?.retry })));
     const waiters = await this.closeWaiters(tx, closed.filter((c) => c.holdsKey));
     return [...closed.map(entryOf), ...waiters];
   }
@@ -131,8 +132,17 @@ export class CloseEffectsService {
     if (cause !== 'result') return c.result.effectBoundary === 'effect_not_started';
     // The spec's half of the retry conditions; risk and attempts are checked in SQL.
     const spec = this.catalog.get(c.facts.tool);
-    return c.result.effectBoundary === 'effect_failed' && !!spec && spec.retryable && !(spec.sideEffectful && !spec.idempotent);
+    return c.result.effectBoundary === 'effect_failed' && !!spec && spec.retryable && !(spec.sideEffectful && !spec.idempotent) && !neverRetried(spec.retry, c.result);
   }
+}
+
+/** The body said so (NonRetryableToolError), or its tool's policy names its own code (ADR 0076). */
+export function neverRetried(policy: ToolRetryPolicy | undefined, result: ResultFields): boolean {
+  const details = result.error?.details;
+  if (details === undefined) return false;
+  if (details.nonRetryable === true) return true;
+  const code = details.toolErrorCode;
+  return typeof code === 'string' && !!policy?.nonRetryableErrorCodes?.includes(code);
 }
 
 function finished(c: EffectClosing): { capabilityId: string; state: EffectBoundary; reasonCode: ReasonCode | null } {

@@ -89,6 +89,7 @@ export class RunClaimedService {
           payload: c.payload.value,
           effectContext: c.effectContext,
           idempotencyKey: c.stored.idempotencyKey,
+          attempt: (c.intent.retry?.attempt ?? 0) + 1,
         },
         settled,
       );

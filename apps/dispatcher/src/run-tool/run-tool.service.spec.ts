@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { buildEffectContext } from '@arvis/effect-context';
 import { defineTool, ToolCatalog } from '@arvis/tool-catalog';
+import { NonRetryableToolError, ToolError } from '@arvis/tool-sdk';
 import { NO_FAULTS } from '../fault-points/fault-points';
 import type { ToolBody, ToolInvocation } from '../tools/tool-body';
 import { ForbiddenRouteError, issueConsumptionProof } from './consumption-proof';
@@ -47,15 +48,17 @@ const prepared = (payload: Record<string, unknown>) => ({
   payload,
   effectContext,
   idempotencyKey: `idem:${'a'.repeat(64)}`,
+  attempt: 2,
 });
 const run = (service: RunToolService, payload: Record<string, unknown>) => service.run(issueConsumptionProof('cap-1'), prepared(payload));
 
 describe('RunToolService classification', () => {
-  it('hands the tool exactly the validated input, effect context, idempotency key, capability and decision ids and an abort signal', async () => {
+  it('hands the tool exactly the validated input, effect context, idempotency key, capability and decision ids, an abort signal, a heartbeat, the attempt and a logger', async () => {
     const { service, seen } = runner(async (inv) => ({ echoed: String((inv.input as { text: string }).text) }));
     const r = await run(service, { text: 'hi' });
     expect(r).toMatchObject({ effectBoundary: 'effect_completed', success: true, output: { echoed: 'hi' } });
-    expect(Object.keys(seen[0]).sort()).toEqual(['capabilityId', 'decisionId', 'effectContext', 'idempotencyKey', 'input', 'signal']);
+    expect(Object.keys(seen[0]).sort()).toEqual(['attempt', 'capabilityId', 'decisionId', 'effectContext', 'heartbeat', 'idempotencyKey', 'input', 'logger', 'signal']);
+    expect(seen[0].attempt).toBe(2);
     expect(seen[0].signal.aborted).toBe(false);
   });
 
@@ -91,6 +94,17 @@ describe('RunToolService classification', () => {
     expect(await run(service, { text: 'x' })).toMatchObject({ effectBoundary: 'effect_failed', reasonCode: 'tool_execution_failed' });
   });
 
+  it('puts a ToolError\'s own code, and a non-retryable one\'s flag, in the error\'s details; the reason code stays tool_execution_failed', async () => {
+    const coded = runner(async () => {
+      throw new ToolError('card_declined', 'declined');
+    });
+    expect(await run(coded.service, { text: 'x' })).toMatchObject({ reasonCode: 'tool_execution_failed', error: { code: 'tool_execution_failed', details: { toolErrorCode: 'card_declined' } } });
+    const final = runner(async () => {
+      throw new NonRetryableToolError('account_closed', 'closed');
+    });
+    expect((await run(final.service, { text: 'x' })).error?.details).toEqual({ toolErrorCode: 'account_closed', nonRetryable: true });
+  });
+
   it('classifies output that violates the output schema as effect_completed with tool_output_invalid', async () => {
     const { service } = runner(async () => ({ wrong: true }));
     expect(await run(service, { text: 'x' })).toMatchObject({ effectBoundary: 'effect_completed', success: false, reasonCode: 'tool_output_invalid' });
@@ -111,5 +125,66 @@ describe('forbidden routes to a tool body', () => {
     await service.run(proof, prepared({ text: 'x' }));
     await expect(service.run(proof, prepared({ text: 'x' }))).rejects.toThrow(ForbiddenRouteError);
     expect(seen).toHaveLength(1);
+  });
+});
+
+// ADR 0077: a heartbeat moves the body's timeout (once its write committed), never past maxRunMs.
+describe('a body that heartbeats', () => {
+  const long = defineTool({ ...spec, timeoutMs: 60, maxRunMs: 400 });
+  const heartbeating = (runMs: number, extend: () => Promise<boolean>) => {
+    const writes: string[] = [];
+    const body: ToolBody = {
+      name: 'test.echo',
+      execute: async (inv) => {
+        const started = Date.now();
+        while (Date.now() - started < runMs && !inv.signal.aborted) {
+          inv.heartbeat();
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        return { echoed: inv.signal.aborted ? 'aborted' : 'done' };
+      },
+    };
+    const deadlines = { extend: (id: string) => (writes.push(id), extend()) };
+    return { service: new RunToolService(new ToolCatalog([long]), [body], NO_FAULTS, undefined, deadlines), writes };
+  };
+
+  it('runs past its timeout while its heartbeats are written, a third of the timeout apart at most', async () => {
+    const { service, writes } = heartbeating(200, async () => true);
+    expect(await run(service, { text: 'x' })).toMatchObject({ effectBoundary: 'effect_completed', output: { echoed: 'done' } });
+    // About 20 calls in 200 ms, at most one written per 20 ms.
+    expect(writes.length).toBeGreaterThan(2);
+    expect(writes.length).toBeLessThanOrEqual(11);
+  });
+
+  it('is timed out at its maximum run time however it heartbeats', async () => {
+    const { service } = heartbeating(5000, async () => true);
+    const r = await run(service, { text: 'x' });
+    expect(r).toMatchObject({ effectBoundary: 'effect_state_unknown', reasonCode: 'tool_timeout' });
+    expect(r.latencyMs).toBeGreaterThanOrEqual(395);
+    expect(r.latencyMs).toBeLessThan(1000);
+  });
+
+  it('is timed out at its timeout when its heartbeats are not written (the effect was closed)', async () => {
+    const { service, writes } = heartbeating(5000, async () => false);
+    const r = await run(service, { text: 'x' });
+    expect(r).toMatchObject({ effectBoundary: 'effect_state_unknown', reasonCode: 'tool_timeout' });
+    expect(r.latencyMs).toBeLessThan(200);
+    expect(writes).toHaveLength(1);
+  });
+
+  it('writes nothing for a tool without a maximum run time', async () => {
+    const writes: string[] = [];
+    const body: ToolBody = {
+      name: 'test.echo',
+      execute: async (inv) => {
+        // Past a third of its timeout: a tool with a maximum run time would write here.
+        await new Promise((r) => setTimeout(r, 30));
+        inv.heartbeat();
+        return { echoed: 'x' };
+      },
+    };
+    const service = new RunToolService(new ToolCatalog([spec]), [body], NO_FAULTS, undefined, { extend: async (id) => (writes.push(id), true) });
+    expect(await run(service, { text: 'x' })).toMatchObject({ success: true });
+    expect(writes).toEqual([]);
   });
 });

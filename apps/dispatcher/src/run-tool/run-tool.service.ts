@@ -1,12 +1,15 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Histogram } from 'prom-client';
-import { MetricsRegistry } from '@arvis/runtime';
+import { decisionFields, MetricsRegistry } from '@arvis/runtime';
 import type { AuthorizedEffectContext } from '@arvis/effect-context';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import { FaultPoints } from '../fault-points/fault-points';
-import { classifyResult, type Classified, type ToolOutcome } from '../classify-result/classify-result';
+import { runBody } from '@arvis/tool-sdk';
+import { classifyResult, type Classified } from '../classify-result/classify-result';
 import { TOOL_BODIES, type ToolBody } from '../tools/tool-body';
 import { redeemConsumptionProof, type ConsumptionProof } from './consumption-proof';
+import { EFFECT_DEADLINES, type EffectDeadlines } from './effect-deadlines';
+import { InvocationLogger } from './invocation-logger';
 
 export interface PreparedRun {
   decisionId: string;
@@ -15,6 +18,8 @@ export interface PreparedRun {
   payload: Readonly<Record<string, unknown>>;
   effectContext: AuthorizedEffectContext;
   idempotencyKey: string;
+  /** 1 for a first attempt, n + 1 for retry n. */
+  attempt: number;
 }
 
 /**
@@ -31,6 +36,7 @@ export class RunToolService {
     @Inject(TOOL_BODIES) bodies: ToolBody[],
     private readonly faults: FaultPoints,
     @Optional() metrics?: MetricsRegistry,
+    @Optional() @Inject(EFFECT_DEADLINES) private readonly deadlines?: EffectDeadlines,
   ) {
     this.bodies = new Map(bodies.map((b) => [b.name, b]));
     // tool: the catalog's names only (a body runs only for a tool this dispatcher has).
@@ -52,54 +58,32 @@ export class RunToolService {
     redeemConsumptionProof(proof, p.capabilityId);
     const spec = this.catalog.get(p.tool);
     const body = this.bodies.get(p.tool);
-    const validateOutput = (o: unknown) => {
-      const r = spec!.output.safeParse(o);
-      return r.success ? null : r.error.issues.map((i) => `${i.path.join('.') || '(output)'}: ${i.message}`).join('; ');
-    };
-    if (!spec || !body) return classifyResult({ kind: 'not_available', detail: `tool ${p.tool} has no body here` }, validateOutput);
-    // Defence in depth: the frozen payload is validated again right before the effect.
-    const input = spec.input.safeParse(p.payload);
-    if (!input.success) return classifyResult({ kind: 'input_invalid', detail: input.error.message }, validateOutput);
-
-    this.faults.beforeBodyStartMarker(p.decisionId);
-    const controller = new AbortController();
-    const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<ToolOutcome>((resolve) => {
-      timer = setTimeout(() => {
-        controller.abort(new Error('tool_timeout'));
-        resolve({ kind: 'timed_out', timeoutMs: spec.timeoutMs, latencyMs: elapsed() });
-      }, spec.timeoutMs);
-    });
-    // Through a promise, so a body that throws before returning one is classified like any failure.
-    const execution = Promise.resolve()
-      .then(() => body.execute({
-        input: input.data,
-        decisionId: p.decisionId,
-        effectContext: p.effectContext,
-        idempotencyKey: p.idempotencyKey,
-        capabilityId: p.capabilityId,
-        signal: controller.signal,
-      }))
-      .then(
-        (output): ToolOutcome => {
-          this.faults.afterToolBody(p.decisionId);
-          return { kind: 'returned', output, latencyMs: elapsed() };
-        },
-        (error: unknown): ToolOutcome => ({
-          kind: 'threw',
-          error: error instanceof Error ? error : new Error(String(error)),
-          latencyMs: elapsed(),
+    if (!spec || !body) return classifyResult({ kind: 'not_available', detail: `tool ${p.tool} has no body here` }, () => null);
+    const deadlines = this.deadlines;
+    // The one copy of parse, run, parse and classify, shared with @arvis/tool-sdk/testing.
+    return runBody(
+      spec,
+      (controls) =>
+        body.execute({
+          ...controls,
+          decisionId: p.decisionId,
+          effectContext: p.effectContext,
+          idempotencyKey: p.idempotencyKey,
+          capabilityId: p.capabilityId,
+          attempt: p.attempt,
+          logger: new InvocationLogger(TOOL_LOG, decisionFields({ decisionId: p.decisionId, tool: p.tool, capabilityId: p.capabilityId })),
         }),
-      );
-    try {
-      const first = await Promise.race([execution, timeout]);
-      if ('latencyMs' in first) this.duration?.observe({ tool: p.tool, outcome: first.kind }, first.latencyMs / 1000);
-      if (first.kind === 'timed_out' && onLateSettle) void execution.then((o) => onLateSettle(classifyResult(o, validateOutput)));
-      return classifyResult(first, validateOutput);
-    } finally {
-      clearTimeout(timer);
-    }
+      p.payload,
+      {
+        extendDeadline: deadlines && ((timeoutMs, maxRunMs) => deadlines.extend(p.capabilityId, timeoutMs, maxRunMs)),
+        onHeartbeatError: (e) => TOOL_LOG.warn({ msg: 'heartbeat not written', capabilityId: p.capabilityId, tool: p.tool, error: e.message }),
+        beforeStart: () => this.faults.beforeBodyStartMarker(p.decisionId),
+        afterReturn: () => this.faults.afterToolBody(p.decisionId),
+        observe: (outcome, latencyMs) => this.duration?.observe({ tool: p.tool, outcome }, latencyMs / 1000),
+        onLateSettle,
+      },
+    );
   }
 }
+
+const TOOL_LOG = new Logger('Tool');

@@ -49,6 +49,9 @@ const invocation: ToolInvocation = {
   signal: new AbortController().signal,
   capabilityId: 'cap-1',
   decisionId: 'd-1',
+  heartbeat: () => {},
+  attempt: 1,
+  logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
 };
 
 // The chaos suite (ADR 0021) tells an unknown effect that may have acted from one that cannot

@@ -1,5 +1,6 @@
 import type { AuthorizedEffectContext } from '@arvis/effect-context';
 import type { ToolSet } from '@arvis/tool-catalog';
+import type { ToolLogger } from '@arvis/tool-sdk';
 import type { ToolDatabase } from './tool-database';
 
 /** What the runner hands a body: the validated input and who and what the effect is for. */
@@ -11,6 +12,10 @@ export interface ToolInvocation {
   /** Stable per capability; tools that record effects key them by it. */
   readonly capabilityId: string;
   readonly decisionId: string;
+  /** See ToolInvocation.heartbeat in @arvis/tool-sdk (ADR 0077). */
+  heartbeat(): void;
+  readonly attempt: number;
+  readonly logger: ToolLogger;
 }
 
 /** What a tool can say of an effect looked up by its idempotency key. */

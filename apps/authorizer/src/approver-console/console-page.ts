@@ -13,7 +13,8 @@ export interface SignInOptions {
   oidcIssuers: string[];
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** For text put into the page's markup (issuer names, a refusal's words). */
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const oidcLinks = (issuers: string[]) =>
   issuers.map((i) => `  <p><a class="oidc-sign-in" href="console/oidc/start?issuer=${encodeURIComponent(i)}">Sign in with ${escapeHtml(i)}</a></p>\n`).join('');

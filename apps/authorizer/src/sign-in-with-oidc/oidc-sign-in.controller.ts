@@ -2,6 +2,7 @@ import { Controller, Get, Header, Inject, Query, Req, Res, UseGuards } from '@ne
 import { SkipThrottle } from '@nestjs/throttler';
 import { RateLimitGuard } from '@arvis/runtime';
 import { ConsoleSessionsService } from '../approver-console/console-sessions.service';
+import { escapeHtml } from '../approver-console/console-page';
 import { sessionCookie } from '../approver-console/cookies';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import type { OidcRefusal } from './oidc-refusal';
@@ -13,8 +14,6 @@ interface PlainResponse {
   setHeader(name: string, value: string | string[]): void;
   send(body: string): void;
 }
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** A refusal as a page (the browser navigated here): its code and words, and the way back. */
 const refusalPage = (r: OidcRefusal) => `<!doctype html>

@@ -95,6 +95,8 @@ export async function createEnvironment(
       INTENT_SIGNING_KEY: keyEnv.INTENT_SIGNING_KEY,
       INTENT_VERIFICATION_KEYS: keyEnv.INTENT_VERIFICATION_KEYS,
       TRUSTED_ISSUERS: keyEnv.TRUSTED_ISSUERS,
+      // The console specs sign in with pasted tokens; the OIDC spec turns it off (ADR 0071).
+      CONSOLE_TOKEN_SIGN_IN: 'true',
       ARVIS_TOOL_PACKAGES: toolPackages,
     },
   };

@@ -14,7 +14,7 @@ const DIST_MAIN = {
 export type AppName = keyof typeof DIST_MAIN;
 
 // Shifts every app port, so that two checkouts can run their suites side by side on one machine.
-const PORT_OFFSET = Number(process.env.ARVIS_TEST_PORT_OFFSET ?? 0);
+export const PORT_OFFSET = Number(process.env.ARVIS_TEST_PORT_OFFSET ?? 0);
 
 /** The authorizer's approver API (and console) listens this far above its management port (not a multiple of 1000: checkouts side by side are offset by thousands). */
 export const API_PORT_DISTANCE = 500;

@@ -1,9 +1,12 @@
 import { join } from 'node:path';
 import type { Faults } from '@arvis/config';
 import { createEnvironment, groupOf, type BrokerAccess, type TestEnvironment } from './environment';
-import { DATA, startApp, stopApp, type AppName, type RunningApp } from './services';
+import { API_PORT_DISTANCE, DATA, PORT_OFFSET, startApp, stopApp, type AppName, type RunningApp } from './services';
 
 let nextPort = 13200;
+
+/** The approver API port the next app started here will have if it is an authorizer: for a URL it must be told of before it starts. */
+export const nextApiPort = () => nextPort + PORT_OFFSET + API_PORT_DISTANCE;
 
 /** A fault spec's own environment and processes, apart from the suite's shared ones. */
 export class Stack {

@@ -35,9 +35,11 @@ import { VerifyIdentityService } from './verify-identity/verify-identity.service
 import { ADMIN_CONTROLLERS, ADMIN_PROVIDERS } from './admin-guard/admin-api';
 import { DecisionsController } from './read-decision/decisions.controller';
 import { ReadDecisionService } from './read-decision/read-decision.service';
+import { OidcSignInController } from './sign-in-with-oidc/oidc-sign-in.controller';
+import { OidcSignInService } from './sign-in-with-oidc/oidc-sign-in.service';
 
 /** The controllers of the API port; its allow-list of paths is their route prefixes (ADR 0038). */
-export const AUTHORIZER_HTTP_CONTROLLERS = [ConfirmationsController, DecisionsController, ConsoleController, ...ADMIN_CONTROLLERS];
+export const AUTHORIZER_HTTP_CONTROLLERS = [ConfirmationsController, DecisionsController, ConsoleController, OidcSignInController, ...ADMIN_CONTROLLERS];
 
 @Module({})
 export class AuthorizerModule {
@@ -80,6 +82,7 @@ export class AuthorizerModule {
         ConsoleSessionsService,
         ConsoleSessionGuard,
         ConsoleEventsService,
+        OidcSignInService,
       ],
     };
   }

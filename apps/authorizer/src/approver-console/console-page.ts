@@ -5,7 +5,32 @@
 // is relative to the page's own, so the console works under a proxy's path prefix (ADR 0069).
 import { escapeMatches, HIDDEN_CODE_POINTS } from '../list-confirmations/hidden-characters';
 
-export const consoleHtml = (devSignIn: boolean) => `<!doctype html>
+/** How approvers may sign in here: the page offers only these. */
+export interface SignInOptions {
+  devSignIn: boolean;
+  tokenSignIn: boolean;
+  /** Trusted issuers with an OpenID Connect client for the console (ADR 0071). */
+  oidcIssuers: string[];
+}
+
+/** For text put into the page's markup (issuer names, a refusal's words). */
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const oidcLinks = (issuers: string[]) =>
+  issuers.map((i) => `  <p><a class="oidc-sign-in" href="console/oidc/start?issuer=${encodeURIComponent(i)}">Sign in with ${escapeHtml(i)}</a></p>\n`).join('');
+
+const tokenForm = (o: SignInOptions) =>
+  o.tokenSignIn || o.devSignIn
+    ? `  <form id="sign-in-form" method="post" action="#">
+${o.tokenSignIn ? `    <label for="token">Paste your approver token (it is sent once, in the request body, and never kept by this page)</label>
+    <textarea id="token" rows="4" autocomplete="off" spellcheck="false"></textarea>
+    <button type="submit" id="sign-in-button">Sign in</button>
+` : ''}    <button type="button" id="dev-sign-in" hidden>Dev sign-in (local only)</button>
+  </form>
+`
+    : '';
+
+export const consoleHtml = (o: SignInOptions) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -14,18 +39,12 @@ export const consoleHtml = (devSignIn: boolean) => `<!doctype html>
 <link rel="stylesheet" href="console/console.css">
 <script src="console/console.js" defer></script>
 </head>
-<body data-dev-sign-in="${devSignIn ? 'true' : 'false'}">
+<body data-dev-sign-in="${o.devSignIn ? 'true' : 'false'}">
 <header><h1>Approver console</h1><p id="who"></p><button id="sign-out" hidden>Sign out</button></header>
 <main>
 <section id="sign-in">
   <h2>Sign in</h2>
-  <form id="sign-in-form" method="post" action="#">
-    <label for="token">Paste your approver token (it is sent once, in the request body, and never kept by this page)</label>
-    <textarea id="token" rows="4" autocomplete="off" spellcheck="false"></textarea>
-    <button type="submit" id="sign-in-button">Sign in</button>
-    <button type="button" id="dev-sign-in" hidden>Dev sign-in (local only)</button>
-  </form>
-  <p id="sign-in-error" role="alert"></p>
+${oidcLinks(o.oidcIssuers)}${tokenForm(o)}  <p id="sign-in-error" role="alert"></p>
 </section>
 <section id="pending" hidden>
   <h2>Pending confirmations <span id="live"></span></h2>
@@ -350,7 +369,7 @@ export const CONSOLE_JS = `'use strict';
   }
 
   document.addEventListener('DOMContentLoaded', function () {
-    $('sign-in-form').addEventListener('submit', function (e) {
+    if ($('token')) $('sign-in-form').addEventListener('submit', function (e) {
       e.preventDefault();
       var token = $('token').value.trim();
       $('token').value = '';

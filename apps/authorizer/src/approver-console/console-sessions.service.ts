@@ -60,8 +60,13 @@ export class ConsoleSessionsService {
     this.rulesOf = new Map(config.identity.issuers.map((iss) => [iss.issuer, issuerRulesSha256(iss)]));
   }
 
+  /** A pasted (or dev-minted) token, checked as the approver API checks it. */
   async signIn(token: string): Promise<SignedIn> {
-    const approver = await this.approvers.authenticate(token);
+    return this.start(await this.approvers.authenticate(token));
+  }
+
+  /** A session for an approver already verified and admitted (a token, or an ID token at the OIDC callback). */
+  async start(approver: VerifiedIdentity): Promise<SignedIn> {
     const sessionId = newSecret();
     const csrfToken = csrfTokenOf(sessionId);
     // The IdP's session id is kept hashed, as revoked_sessions and the effect context keep it.

@@ -8,6 +8,7 @@ import { decideOrThrow, verdictBodyOf } from '../approve-confirmation/confirmati
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { parseHistoryQuery } from '../list-verdicts/history-query';
 import { ListVerdictsService } from '../list-verdicts/list-verdicts.service';
+import { OidcSignInService } from '../sign-in-with-oidc/oidc-sign-in.service';
 import { CONSOLE_CSS, CONSOLE_JS, consoleHtml } from './console-page';
 import { ConsoleEventsService, type ConsoleEvent } from './console-events.service';
 import { ConsoleSessionGuard, type ConsoleRequest } from './console-session.guard';
@@ -25,9 +26,9 @@ const SignInBody = z.object({ token: z.string().min(1).max(16_384) });
 const viewOf = (s: SignedIn): ConsoleSessionView => ({ principal: s.principal, tenant: s.tenant, issuer: s.issuer, expiresAt: s.expiresAt, csrfToken: s.csrfToken });
 
 /**
- * The approver console (ADR 0037): its page, sign-in with a pasted token (in the body, never a
- * URL) exchanged for a session cookie, verdicts with a CSRF header, and an event stream of the
- * tenant's pending confirmations. Verdicts go through the approver API's own service and rules.
+ * The approver console (ADR 0037): its page, sign-in with a pasted token where CONSOLE_TOKEN_SIGN_IN
+ * allows it (in the body, never a URL) exchanged for a session cookie (OIDC sign-in: ADR 0071),
+ * verdicts with a CSRF header, and an event stream of the tenant's pending confirmations. Verdicts go through the approver API's own service and rules.
  * Rate-limited per client address; sign-ins (each verifies a token) more tightly (ADR 0038).
  */
 @Controller('console')
@@ -41,6 +42,7 @@ export class ConsoleController {
     private readonly confirmations: ApproveConfirmationService,
     private readonly guard: ConsoleSessionGuard,
     private readonly verdicts: ListVerdictsService,
+    private readonly oidc: OidcSignInService,
   ) {}
 
   /**
@@ -57,7 +59,7 @@ export class ConsoleController {
       return '';
     }
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
-    return consoleHtml(this.config.console.devSignIn !== null);
+    return consoleHtml({ devSignIn: this.config.console.devSignIn !== null, tokenSignIn: this.config.console.tokenSignIn, oidcIssuers: this.oidc.issuerNames() });
   }
 
   @Get('console.js')
@@ -77,6 +79,9 @@ export class ConsoleController {
   @Header('Cache-Control', 'no-store')
   @SkipThrottle({ signIn: false })
   async signIn(@Body() body: unknown, @Req() req: { headers: SignInRequestHeaders }, @Res({ passthrough: true }) res: CookieResponse): Promise<ConsoleSessionView> {
+    if (!this.config.console.tokenSignIn) {
+      throw new ApiError(HttpStatus.FORBIDDEN, 'token_sign_in_disabled', { message: 'this console does not take pasted tokens (CONSOLE_TOKEN_SIGN_IN is off): sign in through your OpenID provider' });
+    }
     refuseCrossSite(req.headers);
     const parsed = SignInBody.safeParse(body);
     if (!parsed.success) throw new ApiError(HttpStatus.BAD_REQUEST, 'bad_request', { message: 'the body must be {"token": "<approver JWT>"}' });

@@ -10,15 +10,15 @@
 export const CONSOLE_PATH = '/console';
 export const sessionCookieName = (secure: boolean) => (secure ? '__Host-arvis_console' : 'arvis_console');
 
-/** One cookie's value from a Cookie header, or null; malformed pairs are skipped. */
-export function cookieValue(header: string | undefined, name: string): string | null {
+/** One cookie's value from a Cookie header, or null; a value not matching `pattern` is null. */
+export function cookieValue(header: string | undefined, name: string, pattern = /^[A-Za-z0-9_-]{1,200}$/): string | null {
   if (!header) return null;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
     if (eq < 0) continue;
     if (part.slice(0, eq).trim() !== name) continue;
     const value = part.slice(eq + 1).trim();
-    return /^[A-Za-z0-9_-]{1,200}$/.test(value) ? value : null;
+    return pattern.test(value) ? value : null;
   }
   return null;
 }

@@ -36,13 +36,21 @@ export class BearerTokenService {
       const message = verified.rule ? verified.detail : 'the token was not accepted (expired, not signed by a trusted issuer, or unreadable)';
       throw new ApiError(HttpStatus.UNAUTHORIZED, 'unauthenticated', { reasonCode: verified.reasonCode, message });
     }
-    if (verified.identity.sessionId !== null && (await this.revoked(verified.identity.sessionId))) {
+    return this.admit(verified.identity, role);
+  }
+
+  /**
+   * What every verified identity must still pass, however it was verified (a bearer token here,
+   * an ID token at the console's OIDC callback): its session not revoked, and the role.
+   */
+  async admit(identity: VerifiedIdentity, role: string | null): Promise<VerifiedIdentity> {
+    if (identity.sessionId !== null && (await this.revoked(identity.sessionId))) {
       throw new ApiError(HttpStatus.UNAUTHORIZED, 'unauthenticated', { message: 'the session was revoked' });
     }
-    if (role !== null && !verified.identity.roles.includes(role)) {
+    if (role !== null && !identity.roles.includes(role)) {
       throw new ApiError(HttpStatus.FORBIDDEN, 'forbidden', { message: `the ${role} role is required` });
     }
-    return verified.identity;
+    return identity;
   }
 
   /** Revoked as of the database's clock, like admission's check. */

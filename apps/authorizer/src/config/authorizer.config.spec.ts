@@ -127,6 +127,31 @@ describe('authorizer configuration', () => {
     expect(config.identity.issuers[0].alg).toBe('HS256');
   });
 
+  it("reads an OIDC client's secret from its file, and refuses an unreadable file, a wrong redirect URI, HS256 and plain http in production", () => {
+    const secretFile = join(dir, 'console-secret');
+    writeFileSync(secretFile, 'the-console-client-secret\n');
+    const oidc = { clientId: 'arvis-console', clientSecretFile: secretFile, redirectUri: 'https://arvis.example/console/oidc/callback' };
+    const idp = { issuer: 'https://idp.example', alg: 'RS256', jwksUri: 'https://idp.example/jwks' };
+    const config = loadAuthorizerConfig({ ...base, ...issuers({ ...idp, oidc }) });
+    expect(config.identity.issuers[0].oidc).toEqual({ clientId: 'arvis-console', clientSecret: 'the-console-client-secret', redirectUri: oidc.redirectUri, scope: 'openid' });
+    expect(config.console.tokenSignIn).toBe(false);
+    expect(problems({ ...base, ...issuers({ ...idp, oidc: { ...oidc, clientSecretFile: '/nonexistent/secret' } }) })).toEqual([
+      expect.stringMatching(/^TRUSTED_ISSUERS\.0\.oidc\.clientSecretFile: cannot read \/nonexistent\/secret/),
+    ]);
+    expect(problems({ ...base, ...issuers({ ...idp, oidc: { ...oidc, clientSecret: 'inline' } }) })).toEqual([expect.stringContaining('TRUSTED_ISSUERS.0.oidc')]);
+    expect(problems({ ...base, ...issuers({ ...idp, oidc: { ...oidc, redirectUri: 'https://arvis.example/elsewhere' } }) })).toEqual([
+      'TRUSTED_ISSUERS.0.oidc.redirectUri: must end with /console/oidc/callback',
+    ]);
+    expect(problems({ ...base, ALLOW_HS256_IDENTITY: 'true', ARVIS_PROFILE: 'development', ...issuers({ issuer: 'https://idp.example', alg: 'HS256', secret: 's'.repeat(32), oidc }) })).toEqual([
+      expect.stringContaining('oidc sign-in needs an asymmetric alg'),
+    ]);
+    const plain = { ...idp, issuer: 'http://idp.example', oidc: { ...oidc, redirectUri: 'http://arvis.example/console/oidc/callback' } };
+    expect(problems({ ...base, ARVIS_PROFILE: 'production', ...issuers(plain) })).toEqual([
+      expect.stringContaining('an oidc issuer must be https in production'),
+      expect.stringContaining('oidc.redirectUri must be https in production'),
+    ]);
+  });
+
   it('keeps retention off by default and refuses a dedupe window shorter than the material window', () => {
     const key = issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public') });
     expect(loadAuthorizerConfig({ ...base, ...key }).retention).toMatchObject({ enabled: false, decisionsMs: 30 * 86_400_000, dedupeMs: 30 * 86_400_000, batch: 1000 });

@@ -34,6 +34,11 @@ export const AuthorizerEnv = z
     /** Event streams one console session may hold open at once (tabs); one more is refused with 429. */
     CONSOLE_STREAMS_PER_SESSION: envInt(3, 1, 100),
     /**
+     * Sign-in with a pasted approver token (ADR 0037): off unless asked for; approvers sign in
+     * through their OpenID provider instead where a trusted issuer has `oidc` (ADR 0071).
+     */
+    CONSOLE_TOKEN_SIGN_IN: envBool(false),
+    /**
      * Dev sign-in (development profile only): the private key (Ed25519 PEM) of a trusted EdDSA
      * issuer named by CONSOLE_DEV_ISSUER, with which the console mints a token for a dev approver.
      */
@@ -137,6 +142,7 @@ export function loadAuthorizerConfig(env?: Record<string, string | undefined>) {
       streamsPerSession: e.CONSOLE_STREAMS_PER_SESSION,
       // Secure cookies need https; only a developer's machine serves the console over plain http.
       secureCookie: e.ARVIS_PROFILE !== 'development',
+      tokenSignIn: e.CONSOLE_TOKEN_SIGN_IN,
       devSignIn:
         e.CONSOLE_DEV_ISSUER !== undefined && e.CONSOLE_DEV_ISSUER_KEY !== undefined
           ? { issuer: e.CONSOLE_DEV_ISSUER, privateKey: e.CONSOLE_DEV_ISSUER_KEY, tenant: e.CONSOLE_DEV_TENANT }

@@ -33,6 +33,19 @@ const ClaimMapping = z
   .default({ subject: 'sub', tenant: 'tenant', roles: 'roles', service: 'azp' });
 export type ClaimMapping = z.output<typeof ClaimMapping>;
 
+/**
+ * OpenID Connect sign-in to the approver console (ADR 0071): the console's client at this issuer.
+ * The secret is read from a file at start-up, never given inline; the redirect URI is the
+ * console's `…/console/oidc/callback` as the browser reaches it, registered at the provider.
+ */
+const ConsoleOidcClient = z.strictObject({
+  clientId: z.string().min(1),
+  clientSecretFile: z.string().min(1),
+  redirectUri: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).refine((u) => new URL(u).pathname.endsWith('/console/oidc/callback'), 'must end with /console/oidc/callback'),
+  /** Asked for at the provider; `openid` is always among them. */
+  scope: z.string().min(1).default('openid'),
+});
+
 const TENANTS_REQUIRED =
   'required: the tenants this issuer may speak for, e.g. ["acme"], or ["*"] to keep accepting any tenant (see docs/upgrading.md)';
 
@@ -75,9 +88,24 @@ const TrustedIssuerShape = z.strictObject({
    * lifetime instead, for providers whose tokens live minutes. A token without `sid` keeps `token`.
    */
   parkedDecisions: z.enum(['token', 'session']).default('token'),
+  oidc: ConsoleOidcClient.optional(),
 });
 
-export const TrustedIssuer = TrustedIssuerShape.transform((iss, ctx) => {
+/** The console's client with its secret read from its file; the rest of the entry as given. */
+function withClientSecret(iss: z.output<typeof TrustedIssuerShape>, ctx: z.RefinementCtx) {
+  if (!iss.oidc) return { ...iss, oidc: undefined };
+  const { clientSecretFile, ...client } = iss.oidc;
+  try {
+    const clientSecret = readFileSync(clientSecretFile, 'utf8').trim();
+    if (clientSecret.length === 0) throw new Error('the file is empty');
+    return { ...iss, oidc: { ...client, clientSecret } };
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', path: ['oidc', 'clientSecretFile'], message: `cannot read ${clientSecretFile}: ${(e as Error).message}` });
+    return z.NEVER;
+  }
+}
+
+export const TrustedIssuer = TrustedIssuerShape.transform(withClientSecret).transform((iss, ctx) => {
   if (!iss.jwksFile) return { ...iss, jwks: undefined };
   let text: string;
   try {
@@ -118,5 +146,18 @@ export function trustedIssuerProblems(iss: TrustedIssuer, env: { ALLOW_HS256_IDE
   if (iss.jwksUri && env.ARVIS_PROFILE === 'production' && new URL(iss.jwksUri).protocol === 'http:' && !LOOPBACK.has(new URL(iss.jwksUri).hostname)) {
     problems.push('jwksUri must be https in production (http only for a loopback host)');
   }
+  return [...problems, ...oidcProblems(iss, env)];
+}
+
+const plainHttpOffLoopback = (url: string) => new URL(url).protocol === 'http:' && !LOOPBACK.has(new URL(url).hostname);
+
+/** The provider is discovered at its issuer URL; codes and the ID token travel over both URLs. */
+function oidcProblems(iss: TrustedIssuer, env: { ARVIS_PROFILE: string }): string[] {
+  if (!iss.oidc) return [];
+  const problems: string[] = [];
+  if (iss.alg === 'HS256') problems.push('oidc sign-in needs an asymmetric alg (the ID token is verified with the provider\'s published keys)');
+  if (!URL.canParse(iss.issuer)) problems.push('oidc sign-in needs the issuer to be its URL (discovery is read from <issuer>/.well-known/openid-configuration)');
+  else if (env.ARVIS_PROFILE === 'production' && plainHttpOffLoopback(iss.issuer)) problems.push('an oidc issuer must be https in production (http only for a loopback host)');
+  if (env.ARVIS_PROFILE === 'production' && plainHttpOffLoopback(iss.oidc.redirectUri)) problems.push('oidc.redirectUri must be https in production (http only for a loopback host)');
   return problems;
 }

@@ -75,12 +75,15 @@ async function measure(o: BenchOptions, ctx: StepContext, builds: { v: Variant; 
   if (o.brokerWarmup > 0 && all.length > 0) {
     // A fresh broker JVM is slower at its first heavy load (JIT, page cache); without this, the
     // first build measured paid for it in broker CPU per decision (seen as an order effect).
-    say(`broker warm-up: ${o.brokerWarmup} decisions at once through ${builds[0].v.label} (not measured)`);
-    await measureStep(ctx, builds[0].v, builds[0].env, { kind: 'throughput', decisions: o.brokerWarmup }, -1);
-    notes.push(`Broker warmed up with ${o.brokerWarmup} decisions through ${builds[0].v.label} before the first step (figures discarded).`);
+    const first = builds[order[0]];
+    say(`broker warm-up: ${o.brokerWarmup} decisions at once through ${first.v.label} (not measured)`);
+    await measureStep(ctx, first.v, first.env, { kind: 'throughput', decisions: o.brokerWarmup }, -1);
+    notes.push(`Broker warmed up with ${o.brokerWarmup} decisions through ${first.v.label} before the first step (figures discarded).`);
   }
+  const order = o.bFirst ? [...builds.keys()].reverse() : [...builds.keys()];
   for (const [i, step] of all.entries()) {
-    for (const [bi, { v, env }] of builds.entries()) {
+    for (const bi of order) {
+      const { v, env } = builds[bi];
       say(`step ${i + 1}/${all.length} ${step.kind === 'throughput' ? `throughput: ${step.decisions} decisions at once` : `sweep: ${step.rate}/s for ${step.seconds} s`} (${v.label})`);
       // The idle phase rides on each build's first step: its apps are warm by then.
       const out = await measureStep(ctx, v, env, step, i * builds.length + bi, i === 0 ? o.idleSeconds : 0);
@@ -138,6 +141,7 @@ async function main(argv: string[]): Promise<void> {
   const notes = [`Load average ${loadAverageAtStart.map((l) => l.toFixed(2)).join(' ')} at start: figures from a busy machine are not comparable with a quiet one's.`];
   if ('error' in jmx) notes.push(`Broker requests not counted: ${jmx.error}`);
   const baselineFigures = await baselines(o, env, brokers);
+  if (o.bFirst && builds.length > 1) notes.push('B was measured before A in every step (--b-first).');
   const variantResults = await measure(o, ctx, builds, notes);
   // The scale phase measures the working tree's build only.
   const scale = o.scale.length > 0 ? await measureScale(ctx, builds[0].v, builds[0].env, o.scale) : undefined;

@@ -21,6 +21,8 @@ export interface BenchOptions {
   scale: number[];
   /** A commit to measure beside the working tree's build, alternately. */
   compare?: string;
+  /** Measure the compared commit (B) first in every step instead of the working tree (A). */
+  bFirst: boolean;
   out?: string;
   /** Write a V8 CPU profile of each app per step into its logs folder (profiling costs CPU: figures are not comparable). */
   cpuProf: boolean;
@@ -44,6 +46,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --scale N1,N2,...      also run the scale phase: outbox relay publish rate with N relay processes and
                          journal append rate with N appender processes, for each N (default off; e.g. 1,2,4)
   --compare COMMIT       also build COMMIT (in .data/bench/<sha>) and measure it alternately with the working tree
+  --b-first              with --compare, measure B before A in every step (A goes first by default), to
+                         tell a difference of the builds from one of the measuring position
   --out DIR              results folder (default bench/results/<UTC timestamp>)
   --cpu-prof             write a V8 CPU profile of each app per step (logs/<step>/*.cpuprofile); slows the apps
   --help                 this text`;
@@ -81,6 +85,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'idle-seconds': { type: 'string' },
       scale: { type: 'string' },
       compare: { type: 'string' },
+      'b-first': { type: 'boolean', default: false },
       out: { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -105,6 +110,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     ...(values.compare ? { compare: values.compare } : {}),
     ...(values.out ? { out: values.out } : {}),
     cpuProf: values['cpu-prof'] === true,
+    bFirst: values['b-first'] === true,
     help: values.help === true,
   };
 }

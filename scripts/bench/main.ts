@@ -72,6 +72,7 @@ async function variants(o: BenchOptions, env: BenchEnv): Promise<Variant[]> {
 async function measure(o: BenchOptions, ctx: StepContext, builds: { v: Variant; env: Record<string, string> }[], notes: string[]): Promise<VariantResult[]> {
   const results: VariantResult[] = builds.map(({ v }) => ({ label: v.label, commit: v.commit, steps: [], peakRssMb: {}, saturation: null, duplicatesOnJournalTopic: 0 }));
   const all = steps(o);
+  const order = o.bFirst ? [...builds.keys()].reverse() : [...builds.keys()];
   if (o.brokerWarmup > 0 && all.length > 0) {
     // A fresh broker JVM is slower at its first heavy load (JIT, page cache); without this, the
     // first build measured paid for it in broker CPU per decision (seen as an order effect).
@@ -80,7 +81,6 @@ async function measure(o: BenchOptions, ctx: StepContext, builds: { v: Variant; 
     await measureStep(ctx, first.v, first.env, { kind: 'throughput', decisions: o.brokerWarmup }, -1);
     notes.push(`Broker warmed up with ${o.brokerWarmup} decisions through ${first.v.label} before the first step (figures discarded).`);
   }
-  const order = o.bFirst ? [...builds.keys()].reverse() : [...builds.keys()];
   for (const [i, step] of all.entries()) {
     for (const bi of order) {
       const { v, env } = builds[bi];

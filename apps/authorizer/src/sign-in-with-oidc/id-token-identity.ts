@@ -1,10 +1,8 @@
-import { KERNEL_PRINCIPAL, type VerifiedIdentity } from '@arvis/effect-context';
+import type { VerifiedIdentity } from '@arvis/effect-context';
 import type { TrustedIssuer } from '../config/authorizer.config';
-import { evaluateIssuerPolicy } from '../verify-identity/issuer-policy';
+import { evaluateIssuerPolicy, identityOfClaims, KERNEL_PRINCIPAL_REFUSED } from '../verify-identity/issuer-policy';
 
 export type IdTokenIdentity = { ok: true; identity: VerifiedIdentity } | { ok: false; detail: string };
-
-const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
 
 /**
  * An ID token's claims, already verified by openid-client (signature, iss, aud = the console's
@@ -16,21 +14,6 @@ export function identityOfIdToken(iss: TrustedIssuer & { oidc: { clientId: strin
   const policy = { tenants: iss.tenants, maxTokenAgeS: iss.maxTokenAgeS, claims: { ...iss.claims, service: 'azp' } };
   const judged = evaluateIssuerPolicy(policy, { header: {}, payload: { ...claims, azp: iss.oidc.clientId } }, { use: 'approval', now, clockSkewS });
   if (!judged.ok) return { ok: false, detail: judged.detail };
-  const { principal, tenant, serviceId, roles, person } = judged.claims;
-  if (principal === KERNEL_PRINCIPAL) return { ok: false, detail: 'the kernel principal is not a user identity' };
-  return {
-    ok: true,
-    identity: {
-      principal,
-      tenant,
-      issuer: iss.issuer,
-      authenticationStrength: str(claims['acr']) ?? 'unspecified',
-      serviceId,
-      sessionId: str(claims['sid']),
-      roles,
-      person,
-      expiresAt: new Date((claims['exp'] as number) * 1000),
-      issuedAt: typeof claims['iat'] === 'number' ? new Date(claims['iat'] * 1000) : null,
-    },
-  };
+  const identity = identityOfClaims(judged.claims, claims, iss.issuer);
+  return identity ? { ok: true, identity } : { ok: false, detail: KERNEL_PRINCIPAL_REFUSED };
 }

@@ -1,3 +1,4 @@
+import { KERNEL_PRINCIPAL, type VerifiedIdentity } from '@arvis/effect-context';
 import type { ClaimMapping, ClaimPath } from '../config/authorizer.config';
 
 /** What the token is presented for: a decision's identity, an approver's or an operator's (admin API) bearer token. */
@@ -110,3 +111,29 @@ export function evaluateIssuerPolicy(
   const person = map.person ? str(claimAt(payload, map.person)) : null;
   return { ok: true, claims: { principal, tenant, serviceId, roles: roleList, person } };
 }
+
+const nonEmpty = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
+
+/**
+ * The identity a token's mapped claims name: the mapping's subject, tenant, service, roles and
+ * person with the token's acr, sid, exp and iat. Null for the kernel principal, which no token may
+ * speak for. One construction for bearer tokens and the console's ID tokens (ADR 0071).
+ */
+export function identityOfClaims(claims: MappedClaims, payload: Readonly<Record<string, unknown>>, issuer: string): VerifiedIdentity | null {
+  const { principal, tenant, serviceId, roles, person } = claims;
+  if (principal === KERNEL_PRINCIPAL) return null;
+  return {
+    principal,
+    tenant,
+    issuer,
+    authenticationStrength: nonEmpty(payload['acr']) ?? 'unspecified',
+    serviceId,
+    sessionId: nonEmpty(payload['sid']),
+    roles,
+    person,
+    expiresAt: new Date((payload['exp'] as number) * 1000),
+    issuedAt: typeof payload['iat'] === 'number' ? new Date(payload['iat'] * 1000) : null,
+  };
+}
+
+export const KERNEL_PRINCIPAL_REFUSED = 'the kernel principal is not a user identity';

@@ -6,7 +6,7 @@ import { sha256Hex } from '@arvis/crypto';
 import { KERNEL_PRINCIPAL, type VerifiedIdentity } from '@arvis/effect-context';
 import { MetricsRegistry } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig, type TrustedIssuer } from '../config/authorizer.config';
-import { evaluateIssuerPolicy, type IssuerPolicy, type IssuerRule, type MappedClaims, type TokenUse } from './issuer-policy';
+import { evaluateIssuerPolicy, identityOfClaims, KERNEL_PRINCIPAL_REFUSED, type IssuerPolicy, type IssuerRule, type MappedClaims, type TokenUse } from './issuer-policy';
 import { issuerRulesSha256, recheckStoredIdentity, restoreIdentity, storeIdentity, type StoredIdentity } from './stored-identity';
 import { VerifiedTokenCache, type VerifiedToken } from './verified-token-cache';
 
@@ -160,23 +160,8 @@ export class VerifyIdentityService {
   }
 
   private identityOf(claims: MappedClaims, payload: JWTPayload, trusted: IssuerKey, tokenSha256: string): IdentityResult {
-    const { principal, tenant, serviceId, roles, person } = claims;
-    if (principal === KERNEL_PRINCIPAL) {
-      return { ok: false, reasonCode: 'authenticated_principal_required', detail: 'the kernel principal is not a user identity' };
-    }
-    const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
-    const identity: VerifiedIdentity = {
-      principal,
-      tenant,
-      issuer: payload.iss!,
-      authenticationStrength: str(payload['acr']) ?? 'unspecified',
-      serviceId,
-      sessionId: str(payload['sid']),
-      roles,
-      person,
-      expiresAt: new Date(payload.exp! * 1000),
-      issuedAt: typeof payload.iat === 'number' ? new Date(payload.iat * 1000) : null,
-    };
+    const identity = identityOfClaims(claims, payload, payload.iss!);
+    if (!identity) return { ok: false, reasonCode: 'authenticated_principal_required', detail: KERNEL_PRINCIPAL_REFUSED };
     return { ok: true, identity, stored: storeIdentity(identity, tokenSha256, trusted.rulesSha256) };
   }
 

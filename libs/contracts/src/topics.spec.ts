@@ -1,4 +1,4 @@
-import { DEFAULT_TOPICS, TopicsSchema } from './index';
+import { DEFAULT_TOOL_POOL, DEFAULT_TOPICS, intentsTopicOf, TopicsSchema } from './index';
 
 describe('topics', () => {
   it('defaults to the topic names of docs/wire-contract.md', () => {
@@ -21,5 +21,19 @@ describe('topics', () => {
   it('accepts a test prefix', () => {
     const prefixed = Object.fromEntries(Object.entries(DEFAULT_TOPICS).map(([k, v]) => [k, `fault-1.${v}`]));
     expect(TopicsSchema.safeParse(prefixed).success).toBe(true);
+  });
+});
+
+describe('intentsTopicOf', () => {
+  const topics = { intents: 'p.arvis.intents' };
+  it('keeps the intents topic for the shared pool, so one pool changes nothing', () => {
+    expect(intentsTopicOf(topics, DEFAULT_TOOL_POOL)).toBe('p.arvis.intents');
+  });
+  it('gives another pool its own topic, apart from the dead letters', () => {
+    expect(intentsTopicOf(topics, 'ledger')).toBe('p.arvis.intents.pool.ledger');
+    expect(intentsTopicOf(topics, 'dlq')).not.toBe('p.arvis.intents.dlq');
+  });
+  it('refuses a name that is not a pool name', () => {
+    for (const bad of ['', 'Ledger', 'a.b', '-x', 'x'.repeat(41)]) expect(() => intentsTopicOf(topics, bad)).toThrow('not a pool name');
   });
 });

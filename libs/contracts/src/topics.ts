@@ -25,6 +25,21 @@ export const DEFAULT_TOPICS: Readonly<Topics> = Object.freeze({
   journal: 'arvis.journal',
 });
 
+/** The pool of a tool package that names none (ADR 0080); its intents use the intents topic itself. */
+export const DEFAULT_TOOL_POOL = 'shared';
+/** A pool name: part of a topic name, a principal and a metric label, so a short lowercase word. */
+export const TOOL_POOL_NAME = /^[a-z][a-z0-9-]{0,39}$/;
+export const TOOL_POOL_NAME_RULE = 'a pool name is a lowercase letter then up to 39 lowercase letters, digits or "-"';
+
+/**
+ * The topic a pool's intents go to (ADR 0080): the shared pool keeps the intents topic, so a
+ * deployment with one pool is unchanged; another pool's is `<intents>.pool.<name>`.
+ */
+export function intentsTopicOf(topics: Pick<Topics, 'intents'>, pool: string): string {
+  if (!TOOL_POOL_NAME.test(pool)) throw new Error(`not a pool name: ${JSON.stringify(pool)} (${TOOL_POOL_NAME_RULE})`);
+  return pool === DEFAULT_TOOL_POOL ? topics.intents : `${topics.intents}.pool.${pool}`;
+}
+
 /** Where a tenant's result topic names start, after ARVIS_TOPIC_PREFIX (ADR 0073). */
 export const RESULT_TOPIC_BASE = 'arvis.results.';
 

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '@arvis/config';
+import { TOOL_POOL_NAME, TOOL_POOL_NAME_RULE } from '@arvis/contracts';
 import { ToolCatalog } from './tool-catalog';
 import type { ToolDefinition, ToolPackage } from './tool-spec';
 
@@ -75,6 +76,7 @@ const PackageShape = z.object({
     .refine(isAbsolute, 'must be an absolute path')
     .refine(existsSync, 'does not exist')
     .optional(),
+  pool: z.string().regex(TOOL_POOL_NAME, TOOL_POOL_NAME_RULE).optional(),
 });
 
 /** The package a module exports: `toolPackage`, else its default export, else the module itself. */

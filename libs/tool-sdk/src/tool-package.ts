@@ -15,6 +15,11 @@ export interface ToolPackage {
    * tools own; applied in name order after the project's own migrations, each once.
    */
   readonly migrationsDir?: string;
+  /**
+   * The dispatcher pool that runs these tools (ADR 0080): a lowercase name, default `shared`. The
+   * authorizer routes each intent to its pool's topic; a dispatcher loads only its pools' packages.
+   */
+  readonly pool?: string;
 }
 
 /** Declares a package; the result is frozen. */

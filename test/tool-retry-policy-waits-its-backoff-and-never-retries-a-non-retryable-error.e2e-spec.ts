@@ -57,6 +57,19 @@ describe('a tool retry policy', () => {
     ]);
   });
 
+  it('waits no longer than its maximum interval once the backoff passes it', async () => {
+    const [d] = await h.decisions('policy-run-4', 1, { tool: 'policy.capped', payload: { failTimes: 3, failWith: 'transient' } });
+    await h.client.send([d]);
+    await h.waitUntil('three retries', async () => (await retriesOf(d.decisionId)).length === 3);
+    const third = (await retriesOf(d.decisionId))[2];
+    expect((await entryOf(third.decision_id)).output).toEqual({ calls: 4 });
+    expect((await retriesOf(d.decisionId)).map((r) => [r.attempt, r.after_failure_ms, r.submitted_on_time, r.started_on_time])).toEqual([
+      [1, 200, true, true],
+      [2, 600, true, true], // 200 x 5 = 1000, capped
+      [3, 600, true, true], // 200 x 25 = 5000, capped
+    ]);
+  });
+
   it('ends at once on an error code its policy names, and on a NonRetryableToolError', async () => {
     const [declined] = await h.decisions('policy-run-2', 1, { tool: 'policy.flaky', payload: { failTimes: 1, failWith: 'declined' } });
     const [final] = await h.decisions('policy-run-3', 1, { tool: 'policy.flaky', payload: { failTimes: 1, failWith: 'final' } });

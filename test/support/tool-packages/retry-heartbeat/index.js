@@ -36,6 +36,15 @@ const policyFlaky = Object.freeze({
   },
 });
 
+// The same body under a policy whose maximum interval binds from the second retry: 200 ms, then
+// 200 x 5 = 1000 ms capped to 600 ms, then 5000 ms capped to 600 ms.
+const policyCapped = Object.freeze({
+  ...policyFlaky,
+  name: 'policy.capped',
+  description: 'As policy.flaky, under a backoff that reaches its maximum interval',
+  retry: Object.freeze({ maxAttempts: 4, initialIntervalMs: 200, backoffCoefficient: 5, maxIntervalMs: 600 }),
+});
+
 const longHeartbeat = Object.freeze({
   ...common,
   name: 'long.heartbeat',
@@ -57,4 +66,4 @@ const longHeartbeat = Object.freeze({
   },
 });
 
-module.exports.toolPackage = Object.freeze({ name: '@arvis/tool-retry-heartbeat', version: '1.0.0', tools: Object.freeze([policyFlaky, longHeartbeat]) });
+module.exports.toolPackage = Object.freeze({ name: '@arvis/tool-retry-heartbeat', version: '1.0.0', tools: Object.freeze([policyFlaky, policyCapped, longHeartbeat]) });

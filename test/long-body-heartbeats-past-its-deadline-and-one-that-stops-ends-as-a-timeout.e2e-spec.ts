@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { JournalEntry } from '@arvis/contracts';
 import { Harness } from './support/harness';
-import { Stack } from './support/stack';
+import { exited, type RunningApp, Stack } from './support/stack';
 
 const ROOT = join(__dirname, '..');
 const FIXTURE = join(ROOT, 'test', 'support', 'tool-packages', 'retry-heartbeat');
@@ -12,10 +12,12 @@ const FIXTURE = join(ROOT, 'test', 'support', 'tool-packages', 'retry-heartbeat'
 describe('a long body that heartbeats', () => {
   let stack: Stack;
   let h: Harness;
+  let dispatcher: RunningApp;
+  const RECOVERY = { RECOVERY_GRACE_MS: '500', RECOVERY_INTERVAL_MS: '200' };
   beforeAll(async () => {
     stack = await Stack.create('heartbeat', { toolPackages: [FIXTURE] });
     await stack.start('authorizer', 'authorizer');
-    await stack.start('dispatcher', 'dispatcher', { env: { RECOVERY_GRACE_MS: '500', RECOVERY_INTERVAL_MS: '200' } });
+    dispatcher = await stack.start('dispatcher', 'dispatcher', { env: RECOVERY });
     h = await new Harness(stack.env).start();
   });
   afterAll(async () => {
@@ -57,5 +59,32 @@ describe('a long body that heartbeats', () => {
     expect(effect.state).toBe('effect_state_unknown');
     // Its last written heartbeat moved the deadline past the first 2 s, and the timeout came after it.
     expect(effect.deadline_after_start_ms).toBeGreaterThan(2000);
+  });
+
+  // Last: it kills the dispatcher. A dead dispatcher heartbeats no more, so its body's deadline
+  // stands where the last heartbeat left it; another dispatcher's recovery ends the effect only
+  // past that deadline, as lost during its effect (the marker says it began).
+  it('whose dispatcher is killed is recovered only after the deadline its last heartbeat stored', async () => {
+    const [d] = await h.decisions('heartbeat-run-3', 1, { tool: 'long.heartbeat', payload: { runMs: 20000, beatForMs: 20000 } });
+    await h.client.send([d]);
+    const deadline = async () =>
+      (await h.query<{ deadline_after_start_ms: number | null; deadline_at: Date | null }>(
+        `SELECT (extract(epoch FROM deadline_at - started_at) * 1000)::float8 AS deadline_after_start_ms, deadline_at FROM effects WHERE decision_id = $1`,
+        [d.decisionId],
+      ))[0];
+    await h.waitUntil('a heartbeat to move the deadline', async () => ((await deadline())?.deadline_after_start_ms ?? 0) > 2000, 15_000);
+    dispatcher.child.kill('SIGKILL');
+    expect(await exited(dispatcher)).toBe('SIGKILL');
+    const stored = (await deadline()).deadline_at!;
+
+    await stack.start('dispatcher', 'dispatcher-survivor', { env: RECOVERY });
+    const [final] = await entriesOf(d.decisionId);
+    expect([final.kind, final.effectBoundary, final.reasonCode]).toEqual(['tool_result', 'effect_state_unknown', 'dispatcher_lost_during_effect']);
+    const [row] = await h.query<{ deadline_at: Date; not_before_deadline: boolean }>(
+      'SELECT deadline_at, finished_at >= deadline_at AS not_before_deadline FROM effects WHERE decision_id = $1',
+      [d.decisionId],
+    );
+    expect(row.deadline_at).toEqual(stored); // nothing heartbeat after the kill
+    expect(row.not_before_deadline).toBe(true);
   });
 });

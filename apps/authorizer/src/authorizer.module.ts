@@ -114,7 +114,9 @@ function catalogOf(tools: ToolSet, skew: boolean): ToolCatalog {
   let catalog = tools.catalog;
   if (skew) {
     const first = catalog.specs()[0];
-    catalog = new ToolCatalog([...catalog.specs(), { ...first, name: `${first.name}.unreleased`, description: 'Not yet deployed to the dispatchers' }]);
+    // In the first tool's pool: that pool's fingerprint is the one that differs (ADR 0080).
+    const pools = new Map(catalog.names().map((n) => [n, catalog.poolOf(n)!] as const)).set(`${first.name}.unreleased`, catalog.poolOf(first.name)!);
+    catalog = new ToolCatalog([...catalog.specs(), { ...first, name: `${first.name}.unreleased`, description: 'Not yet deployed to the dispatchers' }], pools);
   }
   new Logger('Tools').log(describeTools({ ...tools, catalog }));
   return catalog;

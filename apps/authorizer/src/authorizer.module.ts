@@ -20,6 +20,7 @@ import { ConsoleSessionsService } from './approver-console/console-sessions.serv
 import { ResumeConfirmationsService } from './resume-confirmations/resume-confirmations.service';
 import { AuthorizeDecisionService } from './authorize-decision/authorize-decision.service';
 import { CommitIntentService } from './commit-intent/commit-intent.service';
+import { CreatePoolTopicsService } from './create-pool-topics/create-pool-topics.service';
 import { AuthorizerFaultPoints, ConfiguredAuthorizerFaults, NO_AUTHORIZER_FAULTS } from './fault-points/fault-points';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from './config/authorizer.config';
 import { IsolateDecisionService } from './isolate-decision/isolate-decision.service';
@@ -62,6 +63,7 @@ export class AuthorizerModule {
         AuthorizeDecisionService,
         AdmitDecisionService,
         CommitIntentService,
+        CreatePoolTopicsService,
         ReceiveDecisionsService,
         RecordInboxStep,
         ParkDecisionStep,

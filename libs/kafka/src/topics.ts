@@ -92,3 +92,34 @@ export async function ensureTopics(
     await admin.disconnect();
   }
 }
+
+/**
+ * The authorizer's start (ADR 0080): the intents topic of each tool pool of its catalog besides
+ * the shared one, created if missing with the intents topic's partition count and replicas (the
+ * relay keys intents by run alike on each; a pool's dispatchers share its partitions as the
+ * shared pool's share the intents topic's). Returns the topics it created. Where this principal
+ * may not create topics (a secured broker, ADR 0033) the broker refuses, and the operator's
+ * create-topics job with TOOL_POOLS makes them.
+ */
+export async function ensurePoolTopics(kafka: Kafka, topics: Pick<Topics, 'intents'>, pools: readonly string[], leaderTimeoutMs = 60_000): Promise<string[]> {
+  const wanted = [...new Set(pools.map((p) => intentsTopicOf(topics, p)))].filter((name) => name !== topics.intents);
+  if (wanted.length === 0) return [];
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = wanted.filter((name) => !existing.has(name));
+    if (missing.length === 0) return [];
+    if (!existing.has(topics.intents)) throw new Error(`the intents topic ${topics.intents} does not exist, so its partition count is unknown (npm run topics)`);
+    const [intents] = (await admin.fetchTopicMetadata({ topics: [topics.intents] })).topics;
+    const replicas = Math.max(1, Math.min(...intents.partitions.map((p) => p.replicas.length)));
+    await admin.createTopics({
+      waitForLeaders: false,
+      topics: missing.map((topic) => ({ topic, numPartitions: intents.partitions.length, replicationFactor: replicas })),
+    });
+    await waitForLeaders(admin, missing, leaderTimeoutMs);
+    return missing;
+  } finally {
+    await admin.disconnect();
+  }
+}

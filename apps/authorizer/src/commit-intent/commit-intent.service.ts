@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { clipText, intentsTopicOf, SPEC_VERSION, type IntentMessage, type ReasonCode, type UnsignedIntentMessage } from '@arvis/contracts';
+import { clipText, SPEC_VERSION, type IntentMessage, type ReasonCode, type UnsignedIntentMessage } from '@arvis/contracts';
 import { capabilityCommitmentOf, effectContextCommitment, intentCommitmentOf, type IntentCommitmentMaterial } from '@arvis/effect-context';
 import { canonicalJson, commitment, loadEd25519PrivateKey, signCanonical, type SigningKey } from '@arvis/crypto';
 import { CapabilityStore, ConfirmationNotReservable, ConfirmationStore, type MintedCapability } from '@arvis/lifecycle';
@@ -13,6 +13,7 @@ import type { TraceOf } from '../decision-pipeline/decision-traces';
 import { AuthorizerFaultPoints } from '../fault-points/fault-points';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { validateReceipt } from './validate-receipt';
+import { intentRoutes, type IntentRoute } from './intent-routes';
 import { someIds } from '@arvis/runtime';
 
 /** A decision whose intent could not be recorded: its capability is revoked, nothing is published. */
@@ -78,12 +79,6 @@ const INTENT_COLUMNS: ColumnMap<Prepared> = {
   pool: ['text', (p) => p.intent.pool!],
 };
 
-/** Where a tool's intents go (ADR 0080): its pool, that pool's topic and catalog fingerprint. */
-interface Route {
-  pool: string;
-  topic: string;
-  fingerprint: string;
-}
 
 /**
  * The intent sink: mints the capability and records the exact intent, its receipt and its
@@ -95,8 +90,8 @@ interface Route {
 export class CommitIntentService {
   private readonly log = new Logger(CommitIntentService.name);
   private readonly signingKey: SigningKey;
-  /** Tool name -> its route, made once: routing an intent is one map lookup. */
-  private readonly routes: ReadonlyMap<string, Route>;
+  /** Tool name -> its route (ADR 0080), made once: routing an intent is one map lookup. */
+  private readonly routes: ReadonlyMap<string, IntentRoute>;
 
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
@@ -107,15 +102,10 @@ export class CommitIntentService {
     private readonly faults: AuthorizerFaultPoints,
   ) {
     this.signingKey = { keyId: config.signing.keyId, privateKey: loadEd25519PrivateKey(config.signing.privateKey) };
-    this.routes = new Map(
-      catalog.names().map((tool) => {
-        const pool = catalog.poolOf(tool)!;
-        return [tool, { pool, topic: intentsTopicOf(config.topics, pool), fingerprint: catalog.fingerprintOf(tool)! }] as const;
-      }),
-    );
+    this.routes = intentRoutes(catalog, config.topics);
   }
 
-  private routeOf(a: Authorized): Route {
+  private routeOf(a: Authorized): IntentRoute {
     const route = this.routes.get(a.spec.name);
     // The spec came from this catalog: a tool without a route is a programming error, not an outcome.
     if (!route) throw new Error(`tool ${a.spec.name} is not in the authorizer's catalog`);
@@ -184,7 +174,7 @@ export class CommitIntentService {
   }
 
   /** The committed material, once: it is hashed, stored as the intent row and echoed in the message. */
-  private materialOf(a: Authorized, route: Route): IntentCommitmentMaterial {
+  private materialOf(a: Authorized, route: IntentRoute): IntentCommitmentMaterial {
     const d = a.decision;
     return {
       intentId: randomUUID(),

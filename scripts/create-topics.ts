@@ -15,7 +15,7 @@ async function main(): Promise<void> {
     partitions: env.TOPIC_PARTITIONS,
     journalRetentionMs: env.JOURNAL_RETENTION_MS,
     ...replication,
-  }, resultTopicsFor(env.ARVIS_TOPIC_PREFIX, env.RESULT_TOPIC_TENANTS));
+  }, resultTopicsFor(env.ARVIS_TOPIC_PREFIX, env.RESULT_TOPIC_TENANTS), env.TOOL_POOLS);
   console.log(`[topics] ${created.length ? `created ${created.join(', ')}` : 'all present'}`);
 }
 

@@ -2,7 +2,7 @@
 // one module without side effects, so docs/configuration.md is generated from the very schemas
 // the scripts parse.
 import { z } from 'zod';
-import { commonEnvShape, envInt, journalShardsEnv, envJson, envString, kafkaSecurityEnvShape, kafkaTopicEnvShape, resultTopicTenantsEnv } from '@arvis/config';
+import { commonEnvShape, envInt, journalShardsEnv, envJson, envString, kafkaSecurityEnvShape, kafkaTopicEnvShape, resultTopicTenantsEnv, toolPoolsEnv } from '@arvis/config';
 import { DEFAULT_ROLE_PREFIX, ROLE_PREFIX_PATTERN } from '@arvis/persistence';
 import { toolPackagesEnv } from '@arvis/tool-catalog';
 
@@ -31,6 +31,8 @@ export const TopicsEnv = z.object({
   JOURNAL_RETENTION_MS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(-1).default(-1)),
   /** The tenants whose result topics are created (ADR 0073): the services' list. */
   RESULT_TOPIC_TENANTS: resultTopicTenantsEnv(),
+  /** The tool pools besides the shared one (ADR 0080): each gets its intents topic. */
+  TOOL_POOLS: toolPoolsEnv(),
   ARVIS_PROFILE: commonEnvShape.ARVIS_PROFILE,
   ...kafkaSecurityEnvShape,
   ...kafkaTopicEnvShape,

@@ -20,6 +20,7 @@ import { ConsoleSessionsService } from './approver-console/console-sessions.serv
 import { ResumeConfirmationsService } from './resume-confirmations/resume-confirmations.service';
 import { AuthorizeDecisionService } from './authorize-decision/authorize-decision.service';
 import { CommitIntentService } from './commit-intent/commit-intent.service';
+import { CreatePoolTopicsService } from './create-pool-topics/create-pool-topics.service';
 import { AuthorizerFaultPoints, ConfiguredAuthorizerFaults, NO_AUTHORIZER_FAULTS } from './fault-points/fault-points';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from './config/authorizer.config';
 import { IsolateDecisionService } from './isolate-decision/isolate-decision.service';
@@ -62,6 +63,7 @@ export class AuthorizerModule {
         AuthorizeDecisionService,
         AdmitDecisionService,
         CommitIntentService,
+        CreatePoolTopicsService,
         ReceiveDecisionsService,
         RecordInboxStep,
         ParkDecisionStep,
@@ -114,7 +116,9 @@ function catalogOf(tools: ToolSet, skew: boolean): ToolCatalog {
   let catalog = tools.catalog;
   if (skew) {
     const first = catalog.specs()[0];
-    catalog = new ToolCatalog([...catalog.specs(), { ...first, name: `${first.name}.unreleased`, description: 'Not yet deployed to the dispatchers' }]);
+    // In the first tool's pool: that pool's fingerprint is the one that differs (ADR 0080).
+    const pools = new Map(catalog.names().map((n) => [n, catalog.poolOf(n)!] as const)).set(`${first.name}.unreleased`, catalog.poolOf(first.name)!);
+    catalog = new ToolCatalog([...catalog.specs(), { ...first, name: `${first.name}.unreleased`, description: 'Not yet deployed to the dispatchers' }], pools);
   }
   new Logger('Tools').log(describeTools({ ...tools, catalog }));
   return catalog;

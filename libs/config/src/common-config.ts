@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createHash } from 'node:crypto';
-import { DEFAULT_TOPICS, resultTopicOf, type Topics } from '@arvis/contracts';
+import { DEFAULT_TOOL_POOL, DEFAULT_TOPICS, resultTopicOf, TOOL_POOL_NAME, TOOL_POOL_NAME_RULE, type Topics } from '@arvis/contracts';
 import { loadEd25519PrivateKey } from '@arvis/crypto';
 import { ConfigError, envBool, envInt, envJson, envString } from './load-config';
 import { faultsEnv, hasFaults } from './faults';
@@ -112,6 +112,21 @@ export function resultTopicTenantsEnv() {
   return envJson(
     z.array(z.string().min(1).max(200)).refine((l) => new Set(l).size === l.length, 'a tenant is listed twice'),
     [],
+  );
+}
+
+/**
+ * TOOL_POOLS: the dispatcher pools besides the shared one (ADR 0080), comma-separated; the topics
+ * and ACL scripts give each its intents topic and its dispatchers' ACLs. The shared pool is always
+ * there; naming it is allowed and changes nothing.
+ */
+export function toolPoolsEnv() {
+  return z.preprocess(
+    (v) => (v === undefined || v === '' ? [] : String(v).split(',').map((s) => s.trim()).filter(Boolean)),
+    z
+      .array(z.string().regex(TOOL_POOL_NAME, TOOL_POOL_NAME_RULE))
+      .refine((l) => new Set(l).size === l.length, 'a pool is listed twice')
+      .transform((l) => l.filter((p) => p !== DEFAULT_TOOL_POOL)),
   );
 }
 

@@ -172,6 +172,11 @@ export const ENV_DOCS: Readonly<Record<string, EnvVariableDoc>> = {
   KAFKA_TOPIC_MIN_INSYNC_REPLICAS: { description: 'With acks=all, a send is stored on at least this many replicas (2 in production); at most the replication factor.', adr: kafka },
   KAFKA_RESULT_READERS: { description: 'Tenant -> the principals that may read its result topic, e.g. `{"acme": ["User:agent-acme"]}`: LITERAL Read on that one topic and the `arvis-result-watcher-` groups; every tenant must be in RESULT_TOPIC_TENANTS.', adr: ['0033', '0073'], type: 'JSON object' },
   KAFKA_ACL_PRINCIPALS: { description: 'Role -> principals, e.g. `{"producer": ["User:agent-a"]}`; roles left out keep `User:<role>`.', adr: kafka, type: 'JSON object' },
+  TOOL_POOLS: {
+    description: 'The dispatcher pools besides `shared` (ADR 0080), comma-separated: the pools the tool packages name. `npm run topics` creates each pool\'s intents topic, `<prefix>arvis.intents.pool.<name>`, with TOPIC_PARTITIONS like the intents topic; `npm run kafka:acls` and `arvis doctor` give each pool\'s dispatchers their own role, `dispatcher-<name>` (principal `User:dispatcher-<name>` unless KAFKA_ACL_PRINCIPALS names it), reading only that topic and the group `<DISPATCHER_GROUP_ID>.pool.<name>`.',
+    adr: ['0080'],
+    type: 'comma-separated list',
+  },
   AUTHORIZER_GROUP_ID: { description: 'The authorizer\'s KAFKA_GROUP_ID, for its ACL.', adr: kafka },
   DISPATCHER_GROUP_ID: { description: 'The dispatcher\'s KAFKA_GROUP_ID, for its ACL.', adr: kafka },
   DEMO_ISSUER: { description: 'The demo\'s trusted issuer (`node dist/scripts/local-env.js` prints it).' },

@@ -8,6 +8,7 @@ export {
   topicsFor,
   resultTopicsFor,
   resultTopicTenantsEnv,
+  toolPoolsEnv,
   databaseUrlFor,
   LOCAL_DATABASE_URL,
   managementPortOf,

@@ -1,4 +1,4 @@
-import { DEFAULT_TOOL_POOL, DEFAULT_TOPICS, intentsTopicOf, TopicsSchema } from './index';
+import { DEFAULT_TOOL_POOL, DEFAULT_TOPICS, dispatcherGroupOf, intentsTopicOf, TopicsSchema } from './index';
 
 describe('topics', () => {
   it('defaults to the topic names of docs/wire-contract.md', () => {
@@ -35,5 +35,13 @@ describe('intentsTopicOf', () => {
   });
   it('refuses a name that is not a pool name', () => {
     for (const bad of ['', 'Ledger', 'a.b', '-x', 'x'.repeat(41)]) expect(() => intentsTopicOf(topics, bad)).toThrow('not a pool name');
+  });
+});
+
+describe('dispatcherGroupOf', () => {
+  it('keeps the dispatchers group for the shared pool and gives another pool its own', () => {
+    expect(dispatcherGroupOf('arvis-dispatcher', DEFAULT_TOOL_POOL)).toBe('arvis-dispatcher');
+    expect(dispatcherGroupOf('arvis-dispatcher', 'ledger')).toBe('arvis-dispatcher.pool.ledger');
+    expect(() => dispatcherGroupOf('arvis-dispatcher', 'Ledger')).toThrow('not a pool name');
   });
 });

@@ -40,6 +40,16 @@ export function intentsTopicOf(topics: Pick<Topics, 'intents'>, pool: string): s
   return pool === DEFAULT_TOOL_POOL ? topics.intents : `${topics.intents}.pool.${pool}`;
 }
 
+/**
+ * The consumer group of a pool's dispatchers (ADR 0080), from the dispatchers' KAFKA_GROUP_ID:
+ * the shared pool keeps it; another pool's is `<group>.pool.<name>`, so each pool's dispatchers
+ * share their pool's partitions among themselves only, and its ACL names that one group.
+ */
+export function dispatcherGroupOf(base: string, pool: string): string {
+  if (!TOOL_POOL_NAME.test(pool)) throw new Error(`not a pool name: ${JSON.stringify(pool)} (${TOOL_POOL_NAME_RULE})`);
+  return pool === DEFAULT_TOOL_POOL ? base : `${base}.pool.${pool}`;
+}
+
 /** Where a tenant's result topic names start, after ARVIS_TOPIC_PREFIX (ADR 0073). */
 export const RESULT_TOPIC_BASE = 'arvis.results.';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AclOperationTypes, ResourcePatternTypes } from 'kafkajs';
 import { topicsFor } from '@arvis/config';
-import { aclEntries, aclMarkdown, aclTable, compareAcls, tablePrincipals, type HeldAcl } from './acl-table';
+import { aclEntries, aclMarkdown, aclTable, compareAcls, tablePrincipals, unknownAclRoles, type HeldAcl } from './acl-table';
 
 const table = aclTable({ topics: topicsFor(''), groups: { authorizer: 'arvis-authorizer', dispatcher: 'arvis-dispatcher' } });
 const principals = tablePrincipals();
@@ -87,5 +87,45 @@ describe('the Kafka ACL table', () => {
     // No prefixed rule on a result topic: one for acme would also match acme2.
     expect(entries.filter((e) => e.resourceName.startsWith('arvis.results.') && e.resourcePatternType !== ResourcePatternTypes.LITERAL)).toEqual([]);
     expect(entries.filter((e) => e.principal === 'User:agent-acme').map((e) => e.resourceName)).toEqual(['arvis.results.acme', 'arvis-result-watcher-']);
+  });
+
+  describe('with tool pools (ADR 0080)', () => {
+    const groups = { authorizer: 'arvis-authorizer', dispatcher: 'arvis-dispatcher' };
+    const pooled = aclTable({ topics: topicsFor(''), groups, pools: ['ledger', 'search', 'shared'] });
+    const pp = tablePrincipals({}, ['ledger', 'search']);
+    const entries = aclEntries(pooled, pp);
+    const readers = (name: string) => entries.filter((e) => e.resourceName === name && e.operation === AclOperationTypes.READ).map((e) => [e.principal, e.resourcePatternType]);
+
+    it("lets each pool's dispatchers read only their pool's intents topic and group, by literal name", () => {
+      expect(readers('arvis.intents')).toEqual([['User:dispatcher', ResourcePatternTypes.LITERAL]]);
+      expect(readers('arvis.intents.pool.ledger')).toEqual([['User:dispatcher-ledger', ResourcePatternTypes.LITERAL]]);
+      expect(readers('arvis.intents.pool.search')).toEqual([['User:dispatcher-search', ResourcePatternTypes.LITERAL]]);
+      expect(readers('arvis-dispatcher.pool.ledger')).toEqual([['User:dispatcher-ledger', ResourcePatternTypes.LITERAL]]);
+      expect(readers('arvis-dispatcher')).toEqual([['User:dispatcher', ResourcePatternTypes.LITERAL]]);
+      const ledgerReads = entries.filter((e) => e.principal === 'User:dispatcher-ledger' && e.operation === AclOperationTypes.READ).map((e) => e.resourceName);
+      expect(ledgerReads.filter((n) => n.includes('intents'))).toEqual(['arvis.intents.pool.ledger']);
+    });
+
+    it("lets every outbox publisher write every pool's intents topic (whoever holds the relay lock publishes every row)", () => {
+      const writersOf = (name: string) => pooled.filter((r) => r.name === name && r.operations.includes('Write')).map((r) => r.role);
+      expect(writersOf('arvis.intents.pool.ledger')).toEqual(['authorizer', 'dispatcher', 'dispatcher-ledger', 'dispatcher-search', 'relay']);
+      expect(writersOf('arvis.intents')).toEqual(writersOf('arvis.intents.pool.search'));
+    });
+
+    it('is the table without pools when only the shared pool is named', () => {
+      expect(aclTable({ topics: topicsFor(''), groups, pools: ['shared'] })).toEqual(table);
+      expect(tablePrincipals({}, ['shared'])).toEqual(principals);
+    });
+
+    it("checks a pool's principal against its own rules, and names a role of a pool not listed", () => {
+      const fixed: HeldAcl[] = pooled.flatMap((r) =>
+        pp[r.role].flatMap((principal) => r.operations.map((operation) => ({ resource: r.resource, name: r.name, prefixed: r.prefixed, principal, operation, permission: 'allow' as const }))),
+      );
+      // The ledger pool's dispatchers reading the search pool's intents is one right too many.
+      fixed.push({ resource: 'topic', name: 'arvis.intents.pool.search', prefixed: false, principal: 'User:dispatcher-ledger', operation: 'Read', permission: 'allow' });
+      const [v] = compareAcls(pooled, pp, fixed, ['User:dispatcher-ledger']);
+      expect(v).toMatchObject({ roles: ['dispatcher-ledger'], missing: [], extra: ['Read on topic arvis.intents.pool.search'] });
+      expect(unknownAclRoles({ 'dispatcher-ledger': ['User:x'], 'dispatcher-mail': ['User:y'] }, ['ledger'])).toEqual(['dispatcher-mail']);
+    });
   });
 });

@@ -4,8 +4,8 @@
 // same table.
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type Admin } from 'kafkajs';
 import { z } from 'zod';
-import { commonEnvShape, envJson, envString, kafkaSecurityEnvShape, resultTopicTenantsEnv } from '@arvis/config';
-import type { Topics } from '@arvis/contracts';
+import { commonEnvShape, envJson, envString, kafkaSecurityEnvShape, resultTopicTenantsEnv, toolPoolsEnv } from '@arvis/config';
+import { DEFAULT_TOOL_POOL, dispatcherGroupOf, intentsTopicOf, TOOL_POOL_NAME, type Topics } from '@arvis/contracts';
 
 /** The throwaway consumer groups of the admin API's dead-letter reader (the table grants them to the authorizer). */
 export const ADMIN_READER_GROUP_PREFIX = 'arvis-admin-reader-';
@@ -14,7 +14,25 @@ export const JOURNAL_HEAD_READER_GROUP_PREFIX = 'arvis-journal-head-';
 
 /** The roles of the table; each is granted to one or more principals (`User:<name>`). */
 export const ACL_ROLES = ['authorizer', 'dispatcher', 'relay', 'producer', 'analyst'] as const;
-export type AclRole = (typeof ACL_ROLES)[number];
+/**
+ * A role of the table: one of ACL_ROLES, or the dispatchers of a tool pool besides the shared one,
+ * `dispatcher-<pool>` (ADR 0080; the shared pool's dispatchers are `dispatcher`).
+ */
+export type AclRole = (typeof ACL_ROLES)[number] | `dispatcher-${string}`;
+
+/** The role of a pool's dispatchers: `dispatcher` for the shared pool, `dispatcher-<pool>` for another. */
+export function dispatcherRoleOf(pool: string): AclRole {
+  return pool === DEFAULT_TOOL_POOL ? 'dispatcher' : `dispatcher-${pool}`;
+}
+
+/** The table's roles with these pools: ACL_ROLES, then each other pool's dispatchers. */
+export function aclRolesOf(pools: readonly string[] = []): AclRole[] {
+  return [...ACL_ROLES, ...otherPools(pools).map(dispatcherRoleOf)];
+}
+
+const otherPools = (pools: readonly string[]) => [...new Set(pools)].filter((p) => p !== DEFAULT_TOOL_POOL).sort();
+const POOL_ROLE = new RegExp(`^dispatcher-${TOOL_POOL_NAME.source.slice(1, -1)}$`);
+const isAclRole = (r: string) => (ACL_ROLES as readonly string[]).includes(r) || POOL_ROLE.test(r);
 
 export type AclOperation = 'Read' | 'Write' | 'Describe' | 'Delete' | 'DescribeConfigs';
 
@@ -32,8 +50,14 @@ export interface AclRule {
 
 export interface AclPlan {
   topics: Topics;
-  /** Consumer groups of the two services (KAFKA_GROUP_ID). */
+  /** Consumer groups of the two services (KAFKA_GROUP_ID); a pool's dispatchers use dispatcherGroupOf(dispatcher, pool). */
   groups: { authorizer: string; dispatcher: string };
+  /**
+   * The tool pools besides the shared one (ADR 0080): each pool's dispatchers (`dispatcher-<pool>`)
+   * read only that pool's intents topic and group, LITERAL; every outbox publisher writes every
+   * pool's intents topic.
+   */
+  pools?: readonly string[];
   /**
    * Tenant → its result topic and the principals that read it (ADR 0073). Each topic's ACLs are
    * LITERAL, by its full name: a PREFIXED rule for `…results.acme` would also match `…results.acme2`.
@@ -57,7 +81,9 @@ export const AclsEnv = z.object({
   ARVIS_PROFILE: commonEnvShape.ARVIS_PROFILE,
   ...kafkaSecurityEnvShape,
   /** Role -> principals, e.g. {"producer": ["User:agent-a", "User:agent-b"]}; roles left out keep User:<role>. */
-  KAFKA_ACL_PRINCIPALS: envJson(z.partialRecord(z.enum(ACL_ROLES), z.array(principal)), {}),
+  KAFKA_ACL_PRINCIPALS: envJson(z.record(z.string().refine(isAclRole, 'a role is one of the table\'s: authorizer, dispatcher, relay, producer, analyst, or dispatcher-<pool>'), z.array(principal)), {}),
+  /** The tool pools besides the shared one (ADR 0080): each pool's dispatchers get their own role. */
+  TOOL_POOLS: toolPoolsEnv(),
   /** The tenants with result topics (ADR 0073): the services' list; each topic gets LITERAL ACLs. */
   RESULT_TOPIC_TENANTS: resultTopicTenantsEnv(),
   /** Tenant -> the principals that read its result topic, e.g. {"acme": ["User:agent-acme"]}; a tenant left out gets no reader. */
@@ -67,21 +93,32 @@ export const AclsEnv = z.object({
   DISPATCHER_GROUP_ID: envString('arvis-dispatcher'),
 });
 
-/** Each role's principals: those named (KAFKA_ACL_PRINCIPALS), the others `User:<role>`. */
-export function tablePrincipals(named: Partial<Record<AclRole, string[]>> = {}): Record<AclRole, string[]> {
-  return Object.fromEntries(ACL_ROLES.map((r) => [r, named[r] ?? [`User:${r}`]])) as Record<AclRole, string[]>;
+/**
+ * Each role's principals (with these pools' roles): those named (KAFKA_ACL_PRINCIPALS), the others
+ * `User:<role>`, so a pool's dispatchers are `User:dispatcher-<pool>` unless named.
+ */
+export function tablePrincipals(named: Partial<Record<AclRole, string[]>> = {}, pools: readonly string[] = []): Record<AclRole, string[]> {
+  return Object.fromEntries(aclRolesOf(pools).map((r) => [r, named[r] ?? [`User:${r}`]])) as Record<AclRole, string[]>;
+}
+
+/** Roles KAFKA_ACL_PRINCIPALS names that the table with these pools does not have (a pool left out of TOOL_POOLS). */
+export function unknownAclRoles(named: Partial<Record<AclRole, string[]>>, pools: readonly string[] = []): string[] {
+  const roles: readonly string[] = aclRolesOf(pools);
+  return Object.keys(named).filter((r) => !roles.includes(r));
 }
 
 /** Prefixes of the throwaway consumer groups the journal watcher and the CLI create per run. */
 export const ANALYST_GROUP_PREFIXES = ['arvis-journal-watcher-', 'arvis-cli-'];
 
-export function aclTable({ topics, groups, results = {} }: AclPlan): AclRule[] {
+export function aclTable({ topics, groups, results = {}, pools = [] }: AclPlan): AclRule[] {
+  const others = otherPools(pools);
   const topic = (role: AclRole, name: string, operations: AclOperation[], why: string): AclRule => ({ role, resource: 'topic', name, prefixed: false, operations, why });
   const group = (role: AclRole, name: string, operations: AclOperation[], why: string, prefixed = false): AclRule => ({ role, resource: 'group', name, prefixed, operations, why });
   // Every outbox row (intents, journal copies, dead letters of either service) is published by
   // whichever process holds the relay lock: the standalone relay or either service's own relay.
   const publishesOutbox = (role: AclRole) => [
     topic(role, topics.intents, ['Write'], 'relay: intents (authorizer) and redeliveries (dispatcher)'),
+    ...others.map((p) => topic(role, intentsTopicOf(topics, p), ['Write'], `relay: intents and redeliveries of pool ${p}`)),
     topic(role, topics.journal, ['Write'], 'relay: journal copies and signed checkpoints'),
     topic(role, topics.decisionsDlq, ['Write'], 'relay: dead letters of unreadable or untrusted decisions'),
     topic(role, topics.intentsDlq, ['Write'], 'relay: dead letters of unreadable or untrusted intents'),
@@ -113,6 +150,13 @@ export function aclTable({ topics, groups, results = {} }: AclPlan): AclRule[] {
     group('dispatcher', groups.dispatcher, ['Read'], 'its consumer group'),
     ...publishesOutbox('dispatcher'),
     ...readsJournalHead('dispatcher'),
+    // Each other pool's dispatchers read their pool's intents and group only, by literal name (ADR 0080).
+    ...others.flatMap((p) => [
+      topic(dispatcherRoleOf(p), intentsTopicOf(topics, p), ['Read'], `pool ${p}: consumes its intents; reads their end offsets (redelivery lag)`),
+      group(dispatcherRoleOf(p), dispatcherGroupOf(groups.dispatcher, p), ['Read'], `pool ${p}: its consumer group`),
+      ...publishesOutbox(dispatcherRoleOf(p)),
+      ...readsJournalHead(dispatcherRoleOf(p)),
+    ]),
     ...publishesOutbox('relay'),
     ...readsJournalHead('relay'),
     topic('producer', topics.decisions, ['Write'], 'an agent sends decisions; nothing else'),
@@ -251,7 +295,7 @@ const sameAs = (held: HeldAcl, need: Need) => held.resource === need.resource &&
  */
 export function compareAcls(rules: AclRule[], principals: Record<AclRole, string[]>, held: HeldAcl[], checked: string[]): PrincipalAclVerdict[] {
   return checked.map((principal) => {
-    const roles = ACL_ROLES.filter((r) => principals[r].includes(principal));
+    const roles = (Object.keys(principals) as AclRole[]).filter((r) => principals[r]?.includes(principal));
     const needs = rules
       .filter((r) => roles.includes(r.role))
       .flatMap((r) => r.operations.map((operation) => ({ resource: r.resource, name: r.name, prefixed: r.prefixed, operation, why: r.why })));

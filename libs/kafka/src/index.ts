@@ -17,7 +17,7 @@ export { isolatedPattern, KafkaBatchTransport, type KafkaBatch, type KafkaBatchT
 export { settleSlice, SettleStopped, type IsolatedMessage, type SettleOptions } from './settle-slice';
 export { isBrokerFault, isBrokerFaultShape } from './broker-fault';
 export { readTopic, type ReadRecord, type ReadTopicOptions } from './read-topic';
-export { ensureTopics, type TopicPlan } from './topics';
+export { ensurePoolTopics, ensureTopics, type TopicPlan } from './topics';
 export { PassErrorsToTransport } from './pass-errors-to-transport.filter';
 export { consumerLag, deadLettersTotal } from './transport-metrics';
 export {
@@ -29,6 +29,9 @@ export {
   aclEntries,
   aclMarkdown,
   aclTable,
+  aclRolesOf,
+  dispatcherRoleOf,
+  unknownAclRoles,
   applyAcls,
   compareAcls,
   describeAllAcls,

@@ -1,5 +1,5 @@
 import type { Admin, Kafka } from 'kafkajs';
-import type { Topics } from '@arvis/contracts';
+import { intentsTopicOf, type Topics } from '@arvis/contracts';
 
 export interface TopicPlan {
   partitions: number;
@@ -48,17 +48,30 @@ function configEntriesFor(role: string, plan: TopicPlan): { name: string; value:
 
 /**
  * Creates whichever of the project's topics are missing (the broker never creates topics itself),
- * and the result topics of the configured tenants.
+ * the result topics of the configured tenants, and the intents topic of each tool pool besides the
+ * shared one (ADR 0080), with the intents topic's partition count: the relay keys an intent by its
+ * run on whichever intents topic, and a pool's dispatchers share that topic's partitions as the
+ * shared pool's share the intents topic's.
  * Topics that exist keep their settings: changing a replication factor is a reassignment, an
  * operator's move, not a start-up's.
  */
-export async function ensureTopics(kafka: Kafka, topics: Topics, plan: TopicPlan, resultTopics: Readonly<Record<string, string>> = {}): Promise<string[]> {
+export async function ensureTopics(
+  kafka: Kafka,
+  topics: Topics,
+  plan: TopicPlan,
+  resultTopics: Readonly<Record<string, string>> = {},
+  pools: readonly string[] = [],
+): Promise<string[]> {
   const admin = kafka.admin();
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
     // The tenants' result topics (ADR 0073), from the same RESULT_TOPIC_TENANTS the relays read.
-    const all = [...Object.entries(topics), ...Object.values(resultTopics).map((name) => ['results', name] as [string, string])];
+    const all = [
+      ...Object.entries(topics),
+      ...[...new Set(pools.map((p) => intentsTopicOf(topics, p)))].filter((name) => name !== topics.intents).map((name) => ['intents', name] as [string, string]),
+      ...Object.values(resultTopics).map((name) => ['results', name] as [string, string]),
+    ];
     const wanted = all.filter(([, name]) => !existing.has(name));
     if (wanted.length === 0) return [];
     // Leaders are awaited below rather than by kafkajs: on a broker that has just started, its
@@ -75,6 +88,37 @@ export async function ensureTopics(kafka: Kafka, topics: Topics, plan: TopicPlan
     const names = wanted.map(([, name]) => name);
     await waitForLeaders(admin, names, plan.leaderTimeoutMs ?? 60_000);
     return names;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * The authorizer's start (ADR 0080): the intents topic of each tool pool of its catalog besides
+ * the shared one, created if missing with the intents topic's partition count and replicas (the
+ * relay keys intents by run alike on each; a pool's dispatchers share its partitions as the
+ * shared pool's share the intents topic's). Returns the topics it created. Where this principal
+ * may not create topics (a secured broker, ADR 0033) the broker refuses, and the operator's
+ * create-topics job with TOOL_POOLS makes them.
+ */
+export async function ensurePoolTopics(kafka: Kafka, topics: Pick<Topics, 'intents'>, pools: readonly string[], leaderTimeoutMs = 60_000): Promise<string[]> {
+  const wanted = [...new Set(pools.map((p) => intentsTopicOf(topics, p)))].filter((name) => name !== topics.intents);
+  if (wanted.length === 0) return [];
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = wanted.filter((name) => !existing.has(name));
+    if (missing.length === 0) return [];
+    if (!existing.has(topics.intents)) throw new Error(`the intents topic ${topics.intents} does not exist, so its partition count is unknown (npm run topics)`);
+    const [intents] = (await admin.fetchTopicMetadata({ topics: [topics.intents] })).topics;
+    const replicas = Math.max(1, Math.min(...intents.partitions.map((p) => p.replicas.length)));
+    await admin.createTopics({
+      waitForLeaders: false,
+      topics: missing.map((topic) => ({ topic, numPartitions: intents.partitions.length, replicationFactor: replicas })),
+    });
+    await waitForLeaders(admin, missing, leaderTimeoutMs);
+    return missing;
   } finally {
     await admin.disconnect();
   }

@@ -2,15 +2,18 @@ import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '@arvis/config';
-import { TOOL_POOL_NAME, TOOL_POOL_NAME_RULE } from '@arvis/contracts';
+import { DEFAULT_TOOL_POOL, TOOL_POOL_NAME, TOOL_POOL_NAME_RULE } from '@arvis/contracts';
 import { ToolCatalog } from './tool-catalog';
 import type { ToolDefinition, ToolPackage } from './tool-spec';
 
 /** The tools one service runs or judges, from its packages, with their catalog. */
 export interface ToolSet {
   readonly packages: readonly ToolPackage[];
+  /** Every tool; `catalog.ofPool(p)` is one pool's, with its own fingerprint (ADR 0080). */
   readonly catalog: ToolCatalog;
   readonly definitions: ReadonlyMap<string, ToolDefinition>;
+  /** The pool a tool runs in (its package's, default `shared`); undefined for a tool not here. */
+  poolOf(tool: string): string | undefined;
 }
 
 /** ARVIS_TOOL_PACKAGES: comma-separated module specifiers or paths. */
@@ -139,6 +142,7 @@ export function assembleTools(packages: readonly ToolPackage[]): ToolSet {
   const problems: string[] = [];
   const definitions = new Map<string, ToolDefinition>();
   const owner = new Map<string, string>();
+  const pools = new Map<string, string>();
   for (const pkg of packages) {
     for (const issue of toolPackageProblems(pkg)) problems.push(`tool package ${pkg.name ?? '(unnamed)'}: ${issue}`);
     for (const tool of pkg.tools ?? []) {
@@ -146,6 +150,7 @@ export function assembleTools(packages: readonly ToolPackage[]): ToolSet {
       if (first !== undefined) problems.push(`tool ${tool.name} is declared by ${first} and by ${pkg.name}; tool names must be unique`);
       else owner.set(tool.name, pkg.name);
       definitions.set(tool.name, tool);
+      pools.set(tool.name, pkg.pool ?? DEFAULT_TOOL_POOL);
     }
   }
   if (packages.length > 0 && definitions.size === 0 && problems.length === 0) problems.push('the tool packages declare no tools');
@@ -153,15 +158,27 @@ export function assembleTools(packages: readonly ToolPackage[]): ToolSet {
   if (problems.length > 0) throw new ConfigError(problems);
   let catalog: ToolCatalog;
   try {
-    catalog = new ToolCatalog([...definitions.values()]);
+    catalog = new ToolCatalog([...definitions.values()], pools);
   } catch (e) {
     throw new ConfigError([`the tools cannot form a catalog: ${(e as Error).message}`]);
   }
-  return Object.freeze({ packages: Object.freeze([...packages]), catalog, definitions });
+  return Object.freeze({ packages: Object.freeze([...packages]), catalog, definitions, poolOf: (tool: string) => catalog.poolOf(tool) });
 }
 
-/** One line for the start-up log: the fingerprint intents are minted and checked against. */
-export function describeTools(set: ToolSet): string {
-  const pkgs = set.packages.map((p) => `${p.name}@${p.version}`).join(', ');
-  return `tool catalog ${set.catalog.fingerprint} (${set.catalog.names().length} tools) from ${pkgs}`;
+/**
+ * One line for the start-up log: the fingerprint intents are minted and checked against, per pool
+ * (ADR 0080). One shared pool reads as it always did; otherwise each pool's fingerprint, tools and
+ * packages.
+ */
+export function describeTools(set: Pick<ToolSet, 'packages' | 'catalog'>): string {
+  const label = (pkgs: readonly ToolPackage[]) => pkgs.map((p) => `${p.name}@${p.version}`).join(', ');
+  const pools = set.catalog.pools();
+  if (pools.length === 1 && pools[0] === DEFAULT_TOOL_POOL) {
+    return `tool catalog ${set.catalog.fingerprint} (${set.catalog.names().length} tools) from ${label(set.packages)}`;
+  }
+  const each = pools.map((pool) => {
+    const c = set.catalog.ofPool(pool)!;
+    return `pool ${pool} ${c.fingerprint} (${c.names().length} tools: ${c.names().join(', ')}) from ${label(set.packages.filter((p) => (p.pool ?? DEFAULT_TOOL_POOL) === pool))}`;
+  });
+  return `tool catalog of ${pools.length} pool${pools.length === 1 ? '' : 's'}: ${each.join('; ')}`;
 }

@@ -226,7 +226,8 @@ export class AuthorizeDecisionService {
       riskScore: decision.riskScore,
       confirmed,
       confirmationId: confirmed ? (decision.confirmationId ?? null) : null,
-      catalogFingerprint: this.catalog.fingerprint,
+      // The tool's pool's (ADR 0080), as its intent carries; the whole catalog's for a tool it lacks.
+      catalogFingerprint: this.catalog.fingerprintOf(decision.tool) ?? this.catalog.fingerprint,
       authentication: who
         ? { source: who.issuer, strength: who.authenticationStrength, serviceId: who.serviceId }
         : null,

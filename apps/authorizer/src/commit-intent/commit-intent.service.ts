@@ -13,6 +13,7 @@ import type { TraceOf } from '../decision-pipeline/decision-traces';
 import { AuthorizerFaultPoints } from '../fault-points/fault-points';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { validateReceipt } from './validate-receipt';
+import { intentRoutes, type IntentRoute } from './intent-routes';
 import { someIds } from '@arvis/runtime';
 
 /** A decision whose intent could not be recorded: its capability is revoked, nothing is published. */
@@ -47,6 +48,8 @@ interface Prepared {
   capability: MintedCapability;
   message: IntentMessage;
   seq: bigint;
+  /** The intents topic of the tool's pool (ADR 0080). */
+  topic: string;
   /** Sent with the intent message as traceparent/tracestate (ADR 0028). */
   trace?: TraceCarrier;
 }
@@ -73,7 +76,9 @@ const INTENT_COLUMNS: ColumnMap<Prepared> = {
   store_fingerprint: ['text', (p) => p.intent.storeFingerprint],
   committed_at: ['timestamptz', (p) => p.intent.committedAt],
   message: ['text', (p) => p.intent.message ?? null],
+  pool: ['text', (p) => p.intent.pool!],
 };
+
 
 /**
  * The intent sink: mints the capability and records the exact intent, its receipt and its
@@ -85,16 +90,26 @@ const INTENT_COLUMNS: ColumnMap<Prepared> = {
 export class CommitIntentService {
   private readonly log = new Logger(CommitIntentService.name);
   private readonly signingKey: SigningKey;
+  /** Tool name -> its route (ADR 0080), made once: routing an intent is one map lookup. */
+  private readonly routes: ReadonlyMap<string, IntentRoute>;
 
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly store: StoreFingerprint,
-    private readonly catalog: ToolCatalog,
+    catalog: ToolCatalog,
     private readonly confirmations: ConfirmationStore,
     private readonly capabilities: CapabilityStore,
     private readonly faults: AuthorizerFaultPoints,
   ) {
     this.signingKey = { keyId: config.signing.keyId, privateKey: loadEd25519PrivateKey(config.signing.privateKey) };
+    this.routes = intentRoutes(catalog, config.topics);
+  }
+
+  private routeOf(a: Authorized): IntentRoute {
+    const route = this.routes.get(a.spec.name);
+    // The spec came from this catalog: a tool without a route is a programming error, not an outcome.
+    if (!route) throw new Error(`tool ${a.spec.name} is not in the authorizer's catalog`);
+    return route;
   }
 
   /**
@@ -159,7 +174,7 @@ export class CommitIntentService {
   }
 
   /** The committed material, once: it is hashed, stored as the intent row and echoed in the message. */
-  private materialOf(a: Authorized): IntentCommitmentMaterial {
+  private materialOf(a: Authorized, route: IntentRoute): IntentCommitmentMaterial {
     const d = a.decision;
     return {
       intentId: randomUUID(),
@@ -174,7 +189,9 @@ export class CommitIntentService {
       payloadSha256: a.frozen.sha256,
       effectContextCommitment: effectContextCommitment(a.effectContext),
       idempotencyKey: a.idempotencyKey,
-      catalogFingerprint: this.catalog.fingerprint,
+      // The tool's pool's fingerprint: a non-shared pool's manifest names the pool, so the signed
+      // intent is bound to its pool without a new field (ADR 0080).
+      catalogFingerprint: route.fingerprint,
     };
   }
 
@@ -194,7 +211,7 @@ export class CommitIntentService {
       payloadSha256: a.frozen.sha256,
       effectContextCommitment: m.effectContextCommitment,
       idempotencyKey: a.idempotencyKey,
-      catalogFingerprint: this.catalog.fingerprint,
+      catalogFingerprint: m.catalogFingerprint,
       receipt,
       ...('retry' in d && d.retry ? { retry: d.retry } : {}),
     } as UnsignedIntentMessage;
@@ -202,7 +219,8 @@ export class CommitIntentService {
 
   private async prepare(tx: Tx, a: Authorized, seq: bigint, committedAt: Date): Promise<Prepared> {
     const d = a.decision;
-    const material = this.materialOf(a);
+    const route = this.routeOf(a);
+    const material = this.materialOf(a, route);
     const { intentId, capabilityId, effectContextCommitment: ctxCommitment } = material;
     const intentCommitment = intentCommitmentOf(material);
     const position = await this.faults.position(tx, d.decisionId, seq);
@@ -219,8 +237,10 @@ export class CommitIntentService {
     return {
       a,
       seq: position,
+      topic: route.topic,
       intent: {
         ...material,
+        pool: route.pool,
         payloadCanonical: a.frozen.canonical,
         effectContext: a.effectContext as object,
         intentCommitment,
@@ -264,7 +284,7 @@ export class CommitIntentService {
     );
     await insertRows(tx, 'intents', INTENT_COLUMNS, prepared);
     await this.capabilities.mint(tx, prepared.map((p) => p.capability));
-    return prepared.map((p) => ({ seq: p.seq, topic: this.config.topics.intents, key: p.message.runId, payload: p.intent.message!, traceContext: p.trace }));
+    return prepared.map((p) => ({ seq: p.seq, topic: p.topic, key: p.message.runId, payload: p.intent.message!, traceContext: p.trace }));
   }
 
   /** minted -> revoked for every aborted intent: the capability exists, and can never run. */

@@ -29,6 +29,10 @@ describe('whether a dead letter can be sent again', () => {
     expect(checkRedrivable(Buffer.from('not json'), 'arvis.decisions')).toMatchObject({ ok: false, why: 'not_a_dead_letter' });
     expect(checkRedrivable(null, 'arvis.decisions')).toMatchObject({ ok: false, why: 'not_a_dead_letter' });
     expect(checkRedrivable(record(Buffer.from('{}'), { sourceTopic: 'arvis.intents' }), 'arvis.decisions')).toMatchObject({ ok: false, why: 'foreign_source' });
+    // The intents' DLQ takes every pool's intents topic (ADR 0080): each goes back where it came from.
+    const pooled = record(Buffer.from('{}'), { sourceTopic: 'arvis.intents.pool.ledger' });
+    expect(checkRedrivable(pooled, ['arvis.intents', 'arvis.intents.pool.ledger'])).toMatchObject({ ok: true, record: { sourceTopic: 'arvis.intents.pool.ledger' } });
+    expect(checkRedrivable(pooled, ['arvis.intents'])).toMatchObject({ ok: false, why: 'foreign_source' });
     expect(checkRedrivable(record(Buffer.from('x'.repeat(40)), { maxRawBytes: 10 }), 'arvis.decisions')).toMatchObject({ ok: false, why: 'truncated' });
     expect(checkRedrivable(record(Buffer.from([0xff, 0xfe, 0x00])), 'arvis.decisions')).toMatchObject({ ok: false, why: 'not_text' });
     const redacted = record(Buffer.from(`{"identity":"sha256:${'a'.repeat(64)}"}`), { identitySha256: 'a'.repeat(64) });

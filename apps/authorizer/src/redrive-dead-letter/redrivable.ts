@@ -9,11 +9,12 @@ const TRUNCATED = /\(raw truncated to \d+ of \d+ bytes\)$/;
 
 /**
  * Pure: whether the value read from a DLQ topic is a dead letter whose original message can be
- * sent again to `sourceTopic`, byte for byte. Its raw bytes must be complete (a record keeps at
+ * sent again to the topic it came from, byte for byte: one of `sources` (for the intents' DLQ,
+ * every pool's intents topic, ADR 0080). Its raw bytes must be complete (a record keeps at
  * most DLQ_MAX_RAW_BYTES and then says so in its detail) and text (the outbox carries text;
  * bytes that are not UTF-8 would be dead-lettered again anyway, as malformed_message).
  */
-export function checkRedrivable(value: Buffer | null, sourceTopic: string): RedriveCheck {
+export function checkRedrivable(value: Buffer | null, sources: string | readonly string[]): RedriveCheck {
   let record: DlqRecord;
   try {
     const parsed = DlqRecordSchema.safeParse(JSON.parse(value?.toString('utf8') ?? ''));
@@ -22,8 +23,9 @@ export function checkRedrivable(value: Buffer | null, sourceTopic: string): Redr
   } catch {
     return { ok: false, why: 'not_a_dead_letter', message: 'the record is not JSON' };
   }
-  if (record.sourceTopic !== sourceTopic) {
-    return { ok: false, why: 'foreign_source', message: `the dead letter came from ${record.sourceTopic}, not ${sourceTopic}` };
+  const from = typeof sources === 'string' ? [sources] : sources;
+  if (!from.includes(record.sourceTopic)) {
+    return { ok: false, why: 'foreign_source', message: `the dead letter came from ${record.sourceTopic}, not ${from.join(' or ')}` };
   }
   // No bearer token is kept at rest (ADR 0035): a decision's copy holds only its token's SHA-256,
   // so sent again it could never authenticate. Its producer must send it again with a valid token.

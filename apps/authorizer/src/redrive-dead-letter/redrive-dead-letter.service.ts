@@ -1,8 +1,9 @@
 import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
-import { DecimalString } from '@arvis/contracts';
+import { DecimalString, intentsTopicOf } from '@arvis/contracts';
 import { enqueueOutbox } from '@arvis/outbox';
 import { Database } from '@arvis/persistence';
+import { ToolCatalog } from '@arvis/tool-catalog';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { refusal, type AdminOutcome, type Operator } from '../admin-guard/admin-http';
 import { journalOperatorAct, type JournaledAct } from '../admin-guard/operator-journal';
@@ -25,21 +26,27 @@ export interface DeadLetterAct extends JournaledAct {
 
 /**
  * Re-drives a dead letter of an intent (its original message sent again, byte for byte, to the
- * topic it came from, through the outbox) or discards a dead letter of either kind (ADR 0036). A DLQ record cannot be changed, so what
+ * topic it came from, through the outbox: one of the pools' intents topics, ADR 0080) or discards a dead letter of either kind (ADR 0036). A DLQ record cannot be changed, so what
  * happened to it is a row of `dead_letter_dispositions`, keyed by where it is: inserted once, in
  * the transaction that enqueues the message and journals the act. A second re-drive or discard
  * of the same record is refused.
  */
 @Injectable()
 export class RedriveDeadLetterService {
+  /** Every pool's intents topic, the shared pool's (the intents topic) first. */
+  private readonly intentTopics: string[];
+
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly db: Database,
-  ) {}
+    catalog: ToolCatalog,
+  ) {
+    this.intentTopics = [...new Set([config.topics.intents, ...catalog.pools().map((p) => intentsTopicOf(config.topics, p))])];
+  }
 
   async act(operator: Operator, body: DeadLetterBody, to: 'redriven' | 'discarded'): Promise<AdminOutcome<DeadLetterAct>> {
     const { topics } = this.config;
-    const [dlqTopic, sourceTopic] = body.dlq === 'decisions' ? [topics.decisionsDlq, topics.decisions] : [topics.intentsDlq, topics.intents];
+    const [dlqTopic, sources] = body.dlq === 'decisions' ? [topics.decisionsDlq, [topics.decisions]] : [topics.intentsDlq, this.intentTopics];
     const found: TopicRecord | null = await readRecord(this.config.kafka, dlqTopic, body.partition, body.offset);
     if (!found) return { ok: false, ...refusal(HttpStatus.NOT_FOUND, 'not_found', `no record at ${dlqTopic}[${body.partition}]@${body.offset}`) };
     // A decision sent again would never authenticate: its token is not kept at rest (ADR 0035),
@@ -52,7 +59,8 @@ export class RedriveDeadLetterService {
         ...refusal(HttpStatus.CONFLICT, 'decision_not_redrivable', 'a dead-lettered decision is never sent again (it would not authenticate): its producer sends it again with a valid token; discard the record'),
       };
     }
-    const checked = checkRedrivable(found.value, sourceTopic);
+    const checked = checkRedrivable(found.value, sources);
+    const sourceTopic = checked.ok ? checked.record.sourceTopic : sources[0];
     // A record that cannot be sent again can still be discarded, if it is a dead letter at all.
     if (!checked.ok && (to === 'redriven' || checked.why === 'not_a_dead_letter')) {
       return { ok: false, ...refusal(HttpStatus.CONFLICT, checked.why, checked.message) };

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { ConfigResourceTypes, type Admin } from 'kafkajs';
 import { Client } from 'pg';
 import { ConfigError, kafkaSecurity, loadConfig, topicsFor, type KafkaSecurity } from '@arvis/config';
-import type { Topics } from '@arvis/contracts';
+import { intentsTopicOf, type Topics } from '@arvis/contracts';
 import { aclTable, AclsEnv, compareAcls, createKafka, describeAllAcls, tablePrincipals, type AclRole, type PrincipalAclVerdict } from '@arvis/kafka';
 import { loadAuthorizerConfig, type AuthorizerConfig } from '../../../authorizer/src/config/authorizer.config';
 import { loadDispatcherConfig, type DispatcherConfig } from '../../../dispatcher/src/config/dispatcher.config';
@@ -33,6 +33,8 @@ interface KafkaAdmin {
   principals: Record<AclRole, string[]>;
   topics: Topics;
   groups: { authorizer: string; dispatcher: string };
+  /** The tool pools besides the shared one (TOOL_POOLS, ADR 0080). */
+  pools: string[];
 }
 
 interface Loaded {
@@ -72,9 +74,10 @@ function loadRole(role: DoctorRole, env: Record<string, string>): Loaded {
         kafkaAdmin: {
           brokers: e.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
           security,
-          principals: tablePrincipals(e.KAFKA_ACL_PRINCIPALS),
+          principals: tablePrincipals(e.KAFKA_ACL_PRINCIPALS, e.TOOL_POOLS),
           topics: topicsFor(e.ARVIS_TOPIC_PREFIX),
           groups: { authorizer: e.AUTHORIZER_GROUP_ID, dispatcher: e.DISPATCHER_GROUP_ID },
+          pools: e.TOOL_POOLS,
         },
       };
     }
@@ -157,13 +160,13 @@ async function migrationsCheckAs(url: string, dir: string): Promise<Check | unde
   }
 }
 
-/** Every topic the services use: present, with its partitions and replicas. */
-async function topicChecks(access: { brokers: string[]; security: KafkaSecurity }, topics: Topics): Promise<Check[]> {
+/** Every topic the services use (each tool pool's intents topic too, ADR 0080): present, with its partitions and replicas. */
+async function topicChecks(access: { brokers: string[]; security: KafkaSecurity }, topics: Topics, pools: readonly string[]): Promise<Check[]> {
   const admin = createKafka({ ...access, clientId: 'arvis-doctor', connectRetries: 2 }).admin();
   try {
     await admin.connect();
     const present = new Set(await admin.listTopics());
-    const names: string[] = Object.values(topics);
+    const names: string[] = [...new Set([...Object.values(topics), ...pools.map((p) => intentsTopicOf(topics, p))])];
     const found = names.filter((t) => present.has(t));
     const meta = found.length ? (await admin.fetchTopicMetadata({ topics: found })).topics : [];
     const minIsr = await minInsyncReplicas(admin, found);
@@ -205,7 +208,7 @@ async function infrastructureChecks(loaded: Loaded, migrationsDir: string, maxCl
   if (prefixes.size > 1) checks.push(fail('topic prefix', `the services use different topics: ${[...prefixes].join(', ')}`));
   const first = services[0];
   const topics = first?.topics ?? loaded.kafkaAdmin?.topics;
-  if (topics) checks.push(...(await topicChecks(loaded.kafkaAdmin ?? first!.kafka, topics)));
+  if (topics) checks.push(...(await topicChecks(loaded.kafkaAdmin ?? first!.kafka, topics, loaded.kafkaAdmin?.pools ?? [])));
   checks.push(...(await aclChecks(loaded)));
   return checks;
 }
@@ -231,7 +234,7 @@ async function aclChecks(loaded: Loaded): Promise<Check[]> {
     authorizer: loaded.authorizer?.kafka.groupId ?? admin.groups.authorizer,
     dispatcher: loaded.dispatcher?.kafka.groupId ?? admin.groups.dispatcher,
   };
-  const rules = aclTable({ topics, groups });
+  const rules = aclTable({ topics, groups, pools: admin.pools });
   const client = createKafka({ brokers: admin.brokers, security: admin.security, clientId: 'arvis-doctor', connectRetries: 2 }).admin();
   try {
     await client.connect();

@@ -27,12 +27,24 @@ describe('cli catalog', () => {
     });
   });
 
+  it('shows each pool with its own fingerprint and each tool with its pool', () => {
+    const ledger = { ...toolPackage, name: 'ledger-tools', pool: 'ledger', tools: toolPackage.tools.filter((t) => t.name === 'ledger.transfer') };
+    const rest = { ...toolPackage, tools: toolPackage.tools.filter((t) => t.name !== 'ledger.transfer') };
+    const pooled = describeCatalog(assembleTools([rest, ledger]));
+    expect(pooled.pools.map((p) => [p.name, p.tools])).toEqual([['ledger', ['ledger.transfer']], ['shared', ['flaky.record', 'mail.send', 'notes.append']]]);
+    expect(pooled.tools.find((t) => t.name === 'ledger.transfer')!.pool).toBe('ledger');
+    expect(renderCatalog(pooled)).toContain(`pool ledger ${pooled.pools[0].fingerprint}: ledger.transfer`);
+  });
+
   it('gives the fingerprint the services log, and prints one block per tool', () => {
     // The compiled-in demo catalog had this one: the package changed no byte of the surface.
     expect(view.fingerprint).toBe('11fff03c9df86ad6741364719732e346a809c19487653639e77557471a44ba5c');
     const text = renderCatalog(view);
     expect(text[0]).toBe(`catalog ${view.fingerprint}`);
-    expect(text).toContain('ledger.transfer  (@arvis/tool-demo)  Moves money between two accounts of the tenant');
+    // One shared pool: its fingerprint is the catalog's, as before pools (ADR 0080).
+    expect(view.pools).toEqual([{ name: 'shared', fingerprint: view.fingerprint, tools: ['flaky.record', 'ledger.transfer', 'mail.send', 'notes.append'] }]);
+    expect(text[2]).toBe(`pool shared ${view.fingerprint}: flaky.record, ledger.transfer, mail.send, notes.append`);
+    expect(text).toContain('ledger.transfer  (@arvis/tool-demo, pool shared)  Moves money between two accounts of the tenant');
     expect(text.find((l) => l.includes('risk ceiling 0.8'))).toContain('confirmation required  idempotent yes');
     expect(text.find((l) => l.includes('smtp-relay'))).toBe('  provider smtp-relay  egress yes  data class personal  consent email');
   });

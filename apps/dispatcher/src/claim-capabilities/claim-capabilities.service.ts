@@ -37,7 +37,8 @@ export interface ClaimOutcome {
  */
 @Injectable()
 export class ClaimCapabilitiesService {
-  private readonly acceptedFingerprints: ReadonlySet<string>;
+  /** Previous fingerprints a rolling deploy still accepts, of any pool (each names its pool's surface). */
+  private readonly previousFingerprints: ReadonlySet<string>;
 
   constructor(
     @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
@@ -48,7 +49,7 @@ export class ClaimCapabilitiesService {
     private readonly dedupe: DeduplicateEffectsService,
     private readonly catalog: ToolCatalog,
   ) {
-    this.acceptedFingerprints = new Set([catalog.fingerprint, ...config.acceptedCatalogFingerprints]);
+    this.previousFingerprints = new Set(config.acceptedCatalogFingerprints);
   }
 
   claim(verified: readonly VerifiedIntent[], deadLetters: OutboxRow[]): Promise<ClaimOutcome> {
@@ -61,7 +62,9 @@ export class ClaimCapabilitiesService {
       const broken: { p: Presented; detail: string }[] = [];
       const diverged: Presented[] = [];
       for (const p of unique) {
-        if (!this.acceptedFingerprints.has(p.stored.catalogFingerprint)) {
+        // Against the catalog of the intent's tool's pool (ADR 0080), or a previous one still accepted.
+        const fingerprint = p.stored.catalogFingerprint;
+        if (fingerprint !== this.catalog.fingerprintOf(p.stored.tool) && !this.previousFingerprints.has(fingerprint)) {
           diverged.push(p);
           continue;
         }

@@ -29,6 +29,12 @@ describe('capability batches given in opposite orders', () => {
       SELECT 'cap-' || g, 'd-' || g, 'i-' || g, 'minted', 'x' FROM generate_series(1, 2000) g`);
     await seed.query(`INSERT INTO capabilities (capability_id, decision_id, intent_id, state, commitment)
       VALUES ('cap-a', 'd-a', 'i-a', 'minted', 'x'), ('cap-b', 'd-b', 'i-b', 'minted', 'x')`);
+    // Their intents, holding the receipts both dispatchers present (activation binds only a capability's own intent's receipt).
+    await seed.query(`INSERT INTO intents (intent_id, decision_id, capability_id, run_id, causal_id, tenant, principal, tool, process_id,
+        payload_canonical, payload_sha256, effect_context, effect_context_commitment, idempotency_key, catalog_fingerprint,
+        intent_commitment, receipt_id, durable_position, store_fingerprint, committed_at)
+      SELECT 'i-' || g, 'd-' || g, 'cap-' || g, 'run', 'c-' || g, 't', 'p', 'notes.append', 'proc', '{}', 'x', '{}', 'x', 'k-' || g, 'x',
+             'x', 'r-cap-' || g, n, 'store', now() FROM unnest(ARRAY['a', 'b']) WITH ORDINALITY AS u(g, n)`);
     await seed.query('ANALYZE capabilities');
     await seed.end();
   });
@@ -55,7 +61,7 @@ describe('capability batches given in opposite orders', () => {
       await c.query(`SET LOCAL application_name = '${by}'`);
       const tx = sqlOn(c);
       await store.lockInOrder(tx, order);
-      const won = await store.activateAndConsume(tx, order.map((id) => ({ capabilityId: id, receiptId: `${by}-${id}` })), by);
+      const won = await store.activateAndConsume(tx, order.map((id) => ({ capabilityId: id, receiptId: `r-${id}` })), by);
       await c.query('COMMIT');
       return won;
     } catch (e) {

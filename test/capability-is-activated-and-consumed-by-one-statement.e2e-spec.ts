@@ -6,7 +6,8 @@ import type { Tx } from '@arvis/persistence';
 
 // Activation (binding the receipt) and consumption are one conditional UPDATE (ADR 0050). What
 // activation guaranteed must still hold: one receipt activates at most one capability, and only
-// a minted capability can be won.
+// a minted capability can be won. The UPDATE binds only the receipt of the capability's own
+// intent; no unique index on the bound receipt backs it any more (ADR 0048, 2026-12-03).
 describe('a capability activated and consumed by one statement', () => {
   let env: TestEnvironment;
   let c: Client;
@@ -19,6 +20,12 @@ describe('a capability activated and consumed by one statement', () => {
     await c.connect();
     await c.query(`INSERT INTO capabilities (capability_id, decision_id, intent_id, state, commitment)
       SELECT 'cap-' || g, 'd-' || g, 'i-' || g, 'minted', 'x' FROM generate_series(1, 6) g`);
+    // Each capability's intent, holding its receipt r-<n> (only what the statement reads is meaningful).
+    await c.query(`INSERT INTO intents (intent_id, decision_id, capability_id, run_id, causal_id, tenant, principal, tool, process_id,
+        payload_canonical, payload_sha256, effect_context, effect_context_commitment, idempotency_key, catalog_fingerprint,
+        intent_commitment, receipt_id, durable_position, store_fingerprint, committed_at)
+      SELECT 'i-' || g, 'd-' || g, 'cap-' || g, 'run', 'c-' || g, 't', 'p', 'notes.append', 'proc', '{}', 'x', '{}', 'x', 'k-' || g, 'x',
+             'x', 'r-' || g, g, 'store', now() FROM generate_series(1, 6) g`);
   });
   afterAll(() => c?.end());
 
@@ -55,15 +62,19 @@ describe('a capability activated and consumed by one statement', () => {
     expect(await row('cap-2')).toEqual({ state: 'consumed', bound_receipt_id: 'r-2', consumed_by: 'disp-a', activated: true });
   });
 
-  it('refuses a receipt already bound to another capability: nothing is consumed and the capability stays minted', async () => {
-    await expect(inTx((tx) => store.activateAndConsume(tx, [{ capabilityId: 'cap-3', receiptId: 'r-1' }], 'disp-b'))).rejects.toThrow(/bound_receipt/);
+  it('binds no receipt but the capability\'s own intent\'s: another capability\'s receipt, or one no intent holds, moves nothing', async () => {
+    // r-1 is cap-1's (bound above): cap-3 may not take it.
+    expect((await inTx((tx) => store.activateAndConsume(tx, [{ capabilityId: 'cap-3', receiptId: 'r-1' }], 'disp-b'))).result).toEqual(new Set());
     expect(await row('cap-3')).toEqual({ state: 'minted', bound_receipt_id: null, consumed_by: null, activated: false });
-    // The same receipt twice in one batch: at most one capability may take it, so the batch fails whole.
-    await expect(
-      inTx((tx) => store.activateAndConsume(tx, [{ capabilityId: 'cap-4', receiptId: 'r-4' }, { capabilityId: 'cap-5', receiptId: 'r-4' }], 'disp-b')),
-    ).rejects.toThrow(/bound_receipt/);
-    expect((await row('cap-4')).state).toBe('minted');
-    expect((await row('cap-5')).state).toBe('minted');
+    expect((await inTx((tx) => store.activateAndConsume(tx, [{ capabilityId: 'cap-3', receiptId: 'r-none' }], 'disp-b'))).result).toEqual(new Set());
+    expect((await row('cap-3')).state).toBe('minted');
+    // The same receipt presented for two capabilities in one batch: only its own intent's capability takes it.
+    const { result } = await inTx((tx) => store.activateAndConsume(tx, [{ capabilityId: 'cap-4', receiptId: 'r-4' }, { capabilityId: 'cap-5', receiptId: 'r-4' }], 'disp-b'));
+    expect([...result]).toEqual(['cap-4']);
+    expect(await row('cap-4')).toEqual({ state: 'consumed', bound_receipt_id: 'r-4', consumed_by: 'disp-b', activated: true });
+    expect(await row('cap-5')).toEqual({ state: 'minted', bound_receipt_id: null, consumed_by: null, activated: false });
+    const twice = await c.query(`SELECT bound_receipt_id FROM capabilities WHERE bound_receipt_id IS NOT NULL GROUP BY 1 HAVING count(*) > 1`);
+    expect(twice.rows).toEqual([]);
   });
 
   it('wins only minted capabilities: one consumed or revoked is not won again', async () => {

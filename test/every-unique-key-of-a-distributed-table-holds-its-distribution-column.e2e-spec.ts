@@ -12,7 +12,6 @@ const NOT_YET_DISTRIBUTABLE: readonly string[] = [
   'capabilities: no column tenant',
   'capabilities.capabilities_pkey',
   'capabilities.capabilities_intent_id_key',
-  'capabilities.capabilities_bound_receipt_id_key',
   'effects: no column tenant',
   'effects.effects_pkey',
   'effects.effects_live_key_key',

@@ -18,8 +18,14 @@ const LAST_OF_V2 = '20261201020000_intent_delivery_attempts';
 // Later migrations that build on the version 2 columns (and that the stand-in does not need) are
 // left to the upgrade as well: retention's index of key-holding effects needs effects.holds_key,
 // and so does the live key that replaces the one-live-effect index (ADR 0048); the one body-start
-// slot per capability changes the body-start table that version 2 creates (ADR 0056).
-const NEED_V2 = new Set(['20261202050000_retention', '20261202060000_rows_earn_their_place', '20261202090000_body_start_slot_per_capability']);
+// slot per capability changes the body-start table that version 2 creates (ADR 0056); the
+// capabilities' indexes dropped in ADR 0048's 2026-12-03 section are the ones rows_earn_their_place made.
+const NEED_V2 = new Set([
+  '20261202050000_retention',
+  '20261202060000_rows_earn_their_place',
+  '20261202090000_body_start_slot_per_capability',
+  '20261203100000_hot_capabilities',
+]);
 
 describe('intents minted before the upgrade', () => {
   let stack: Stack;

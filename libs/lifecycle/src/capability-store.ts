@@ -85,19 +85,22 @@ export class CapabilityStore {
 
   /**
    * Activation and consumption as one conditional UPDATE: minted -> consumed by this dispatcher,
-   * binding the receipt (`bound_receipt_id`, unique: one receipt activates at most one capability;
-   * a receipt already bound elsewhere fails the statement and the transaction) and stamping
-   * `activated_at` with `consumed_at`. The returned ids are the winners: the one statement that
-   * decides who runs the tool. A row not `minted` (consumed by another dispatcher or an earlier
-   * delivery, or revoked) does not move.
+   * binding the receipt and stamping `activated_at` with `consumed_at`. A capability is bound only
+   * to the receipt of its own intent (the join: the intent holding that receipt must be the one of
+   * this capability); intents hold one receipt each and one capability each (both unique), so one
+   * receipt activates at most one capability (ADR 0007, 0048). The returned ids are the winners:
+   * the one statement that decides who runs the tool. A row not `minted` (consumed by another
+   * dispatcher or an earlier delivery, or revoked), or presented with a receipt that is not its
+   * intent's, does not move.
    */
   async activateAndConsume(tx: Sql, activations: readonly Activation[], dispatcherId: string): Promise<Set<string>> {
     if (activations.length === 0) return new Set();
     const consumed = await tx.$queryRaw<{ capability_id: string }[]>`
-      UPDATE capabilities c SET state = 'consumed', bound_receipt_id = v.receipt_id, activated_at = now(),
+      UPDATE capabilities c SET state = 'consumed', bound_receipt_id = i.receipt_id, activated_at = now(),
              consumed_by = ${dispatcherId}, consumed_at = now()
       FROM unnest(${activations.map((a) => a.capabilityId)}::text[], ${activations.map((a) => a.receiptId)}::text[]) AS v(capability_id, receipt_id)
-      WHERE c.capability_id = v.capability_id AND c.state = 'minted'
+      JOIN intents i ON i.receipt_id = v.receipt_id
+      WHERE c.capability_id = v.capability_id AND i.capability_id = c.capability_id AND c.state = 'minted'
       RETURNING c.capability_id`;
     if (consumed.length > new Set(activations.map((a) => a.capabilityId)).size) throw new Error(`consume: moved ${consumed.length} row(s) for ${activations.length} activation(s)`);
     return new Set(consumed.map((r) => r.capability_id));

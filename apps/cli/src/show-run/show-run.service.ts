@@ -21,10 +21,11 @@ export class ShowRunService {
         )
       ).rows;
       const decisionIds = [...new Set([...inbox.map((i) => i.decision_id), ...journal.map((j) => j.decision_id)])];
+      // Through the intents' (decision, tenant) key: capabilities keep no index by decision (ADR 0048).
       const capabilities = (
         await client.query<RunCapabilityRow>(
           `SELECT c.decision_id, i.tenant, c.capability_id, c.state, c.consumed_by, c.revoked_reason
-           FROM capabilities c JOIN intents i ON i.intent_id = c.intent_id WHERE c.decision_id = ANY($1::text[])`,
+           FROM intents i JOIN capabilities c ON c.capability_id = i.capability_id WHERE i.decision_id = ANY($1::text[])`,
           [decisionIds],
         )
       ).rows;

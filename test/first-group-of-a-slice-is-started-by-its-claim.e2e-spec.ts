@@ -31,6 +31,7 @@ describe('the claims of a slice', () => {
     decisionId: `d-${id}`,
     idempotencyKey: key,
     holdsKey: true,
+    pool: 'shared',
     ...(startDeadlineMs !== undefined ? { startDeadlineMs } : {}),
   });
 

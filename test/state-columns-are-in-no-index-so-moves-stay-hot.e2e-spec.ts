@@ -66,7 +66,7 @@ describe('the state columns of capabilities, effects and outbox', () => {
     await db.query('BEGIN');
     try {
       const tx = sqlOn(db);
-      const effect = { capabilityId: 'cap-hot', intentId: 'int-hot', decisionId: 'dec-hot', idempotencyKey: 'key-hot', holdsKey: true };
+      const effect = { capabilityId: 'cap-hot', intentId: 'int-hot', decisionId: 'dec-hot', idempotencyKey: 'key-hot', holdsKey: true, pool: 'shared' };
       expect(await store.claim(tx, [effect], 'dispatcher-hot', 30_000)).toEqual([]);
       expect(await store.extendPending(tx, [effect.capabilityId], 30_000)).toBe(1);
       expect(await store.start(tx, [{ capabilityId: effect.capabilityId, deadlineMs: 10_000 }])).toEqual(new Set([effect.capabilityId]));

@@ -66,11 +66,18 @@ export function exited(app: RunningApp, timeoutMs = 60_000): Promise<string> {
   });
 }
 
-/** Reads one counter or gauge from a process's /metrics. */
-export async function metric(app: RunningApp, name: string): Promise<number> {
+/**
+ * Reads one counter or gauge from a process's /metrics: the sum of its series, or of those whose
+ * labels include `labels` (e.g. { pool: 'ledger' }).
+ */
+export async function metric(app: RunningApp, name: string, labels: Record<string, string> = {}): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${app.port}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return line ? Number(line.split(' ')[1]) : 0;
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`))
+    .filter((l) => wanted.every((w) => l.slice(0, l.lastIndexOf(' ')).includes(w)))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
 
 /** Throws, naming the app and its log, if any of these processes has ended. */

@@ -3,6 +3,7 @@ import { PersistenceModule } from '@arvis/persistence';
 import { RuntimeModule } from '@arvis/runtime';
 import { assembleTools, describeTools, ToolCatalog, type ToolPackage, type ToolSet } from '@arvis/tool-catalog';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from './config/dispatcher.config';
+import { DispatcherPools } from './config/dispatcher-pools';
 import { hasFaults } from '@arvis/config';
 import { LifecycleModule } from '@arvis/lifecycle';
 import { ClaimCapabilitiesService } from './claim-capabilities/claim-capabilities.service';
@@ -32,6 +33,8 @@ export class DispatcherModule {
    */
   static forRoot(config: DispatcherConfig, opts: { tools: readonly ToolPackage[] }): DynamicModule {
     const tools = assembleTools(opts.tools);
+    // Checked here, with the packages known: a package of another pool, or a pool without one, stops start-up.
+    const pools = new DispatcherPools(config, tools);
     return {
       module: DispatcherModule,
       imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot(config), LifecycleModule],
@@ -39,7 +42,8 @@ export class DispatcherModule {
       providers: [
         { provide: DISPATCHER_CONFIG, useValue: config },
         // Logged once the service's logger is in place: the fingerprint intents are checked against.
-        { provide: ToolCatalog, useFactory: () => announced(tools) },
+        { provide: ToolCatalog, useFactory: () => announced(tools, pools) },
+        { provide: DispatcherPools, useValue: pools },
         // Checked here, with the packages known: a URL for a package not loaded stops start-up.
         { provide: ToolDatabases, useValue: new ToolDatabases(tools.packages.map((p) => p.name), config.toolDatabase) },
         {
@@ -67,7 +71,8 @@ export class DispatcherModule {
   }
 }
 
-function announced(tools: ToolSet): ToolCatalog {
+function announced(tools: ToolSet, pools: DispatcherPools): ToolCatalog {
   new Logger('Tools').log(describeTools(tools));
+  new Logger('Tools').log(`serving pools ${pools.describe()}`);
   return tools.catalog;
 }

@@ -157,6 +157,7 @@ export const ENV_DOCS: Readonly<Record<string, EnvVariableDoc>> = {
   RETRY_MAX_ATTEMPTS: { description: 'Total attempts of one logical action (the first plus its retries), for a tool whose retry policy names none.', adr: ['0012', '0076'] },
   RETRY_MAX_RISK: { description: 'A decision above this risk score is not retried automatically.', adr: ['0012'] },
   ACCEPTED_CATALOG_FINGERPRINTS: { description: 'Previous catalog fingerprints still run during a rolling upgrade: a JSON list or comma-separated.', adr: ['0023'], type: 'list of SHA-256 hex' },
+  DISPATCHER_POOLS: { description: 'The tool pools this dispatcher serves: it consumes each pool\'s intents topic in that pool\'s consumer group (`<KAFKA_GROUP_ID>.pool.<name>`; the shared pool keeps KAFKA_GROUP_ID) and refuses to start with a package of another pool, or a pool none of its packages is in.', adr: ['0081'], type: 'comma-separated list', computedDefault: 'shared' },
 
   // CLI
   JOURNAL_CHECKPOINT_VERIFICATION_KEYS: { description: 'JSON `{"<keyId>": "<Ed25519 public key PEM>"}` of the checkpoint signing keys (`verify --from-topic`).', adr: ['0025', '0026'], fromFile: true, type: 'JSON object' },

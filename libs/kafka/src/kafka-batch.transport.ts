@@ -39,6 +39,8 @@ export interface KafkaBatchTransportOptions {
    * service's rollback check (ADR 0055). Looked at once per slice.
    */
   gate?: { readonly open: boolean };
+  /** Told when the consumer connects, is rejoining after a broker fault, or stops: readiness shows it. */
+  onState?: (state: 'connecting' | 'connected' | 'rejoining' | 'stopped') => void;
 }
 
 /**
@@ -121,6 +123,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
     );
     this.turns = new TurnKeeper(kafka.admin({ retry: { retries: 0 } }), settings.groupId, BigInt(this.sizer.initial));
     this.consumer.on(this.consumer.events.GROUP_JOIN, (event) => {
+      this.options.onState?.('connected');
       this.turns!.assign(event.payload.memberAssignment);
       // A partition now another member's is no longer ours to report (its new owner reports it).
       for (const labels of this.lagSeries.values()) consumerLag.remove(labels);
@@ -131,9 +134,13 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       const { error, restart } = event.payload as { error: Error; restart: boolean };
       const next = afterConsumerCrash(error, restart, this.closing, (e) => this.isTransient(e));
       if (next === 'fatal') this.options.onFatal(error);
-      if (next === 'rejoin') void this.rejoin(error);
+      if (next === 'rejoin') {
+        this.options.onState?.('rejoining');
+        void this.rejoin(error);
+      }
     });
     await this.run();
+    this.options.onState?.('connected');
   }
 
   private run(): Promise<void> {
@@ -157,6 +164,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
       try {
         await this.consumer!.connect();
         await this.run();
+        this.options.onState?.('connected');
         return;
       } catch (e) {
         cause = e as Error;
@@ -372,6 +380,7 @@ export class KafkaBatchTransport extends Server implements CustomTransportStrate
 
   async close(): Promise<void> {
     this.closing = true;
+    this.options.onState?.('stopped');
     // What waits is committed while the consumer still runs; disconnect() then waits for the
     // batch in progress, whose last slice commits at once (closing), before we leave.
     await this.commits?.flush().catch((e: Error) => this.log.warn({ msg: 'offset commit at shutdown failed (those messages are delivered again)', error: e.message }));

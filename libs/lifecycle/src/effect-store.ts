@@ -9,6 +9,8 @@ export interface ClaimedEffect {
   idempotencyKey: string;
   /** The tool does not declare itself safe to repeat: one live effect per idempotency key. */
   holdsKey: boolean;
+  /** Its intent's pool (ADR 0081): recovery and reconciliation of a pool read only its rows. */
+  pool: string;
   /**
    * Set for the slice's first group: the claim is written effect_started at once, with this
    * deadline (the tool's timeout plus the recovery grace), as EffectStore.start would have moved it
@@ -82,15 +84,16 @@ export class EffectStore {
   async claim(tx: Sql, effects: readonly ClaimedEffect[], dispatcherId: string, pendingGraceMs: number): Promise<DuplicateClaim[]> {
     if (effects.length === 0) return [];
     const inserted = await tx.$queryRaw<{ capability_id: string }[]>`
-      INSERT INTO effects (capability_id, intent_id, decision_id, idempotency_key, holds_key, live_key, state, dispatcher_id, claimed_at, started_at, deadline_at)
+      INSERT INTO effects (capability_id, intent_id, decision_id, idempotency_key, holds_key, live_key, state, dispatcher_id, claimed_at, started_at, deadline_at, pool)
       SELECT v.capability_id, v.intent_id, v.decision_id, v.idempotency_key, v.holds_key, CASE WHEN v.holds_key THEN v.idempotency_key END,
              CASE WHEN v.start_ms IS NULL THEN 'effect_pending' ELSE 'effect_started' END, ${dispatcherId}, now(),
              CASE WHEN v.start_ms IS NULL THEN NULL ELSE now() END,
-             now() + make_interval(secs => coalesce(v.start_ms, ${pendingGraceMs}::float8) / 1000)
+             now() + make_interval(secs => coalesce(v.start_ms, ${pendingGraceMs}::float8) / 1000), v.pool
       FROM unnest(${effects.map((e) => e.capabilityId)}::text[], ${effects.map((e) => e.intentId)}::text[],
                   ${effects.map((e) => e.decisionId)}::text[], ${effects.map((e) => e.idempotencyKey)}::text[],
-                  ${effects.map((e) => e.holdsKey)}::boolean[], ${effects.map((e) => e.startDeadlineMs ?? null)}::float8[])
-           AS v(capability_id, intent_id, decision_id, idempotency_key, holds_key, start_ms)
+                  ${effects.map((e) => e.holdsKey)}::boolean[], ${effects.map((e) => e.startDeadlineMs ?? null)}::float8[],
+                  ${effects.map((e) => e.pool)}::text[])
+           AS v(capability_id, intent_id, decision_id, idempotency_key, holds_key, start_ms, pool)
       ON CONFLICT (live_key) WHERE live_key IS NOT NULL DO NOTHING
       RETURNING capability_id`;
     const done = new Set(inserted.map((r) => r.capability_id));
@@ -119,12 +122,13 @@ export class EffectStore {
       ...orphans.map((d) => ({ d, holder: null, state: 'effect_not_started', reason: 'idempotency_key_in_use' })),
     ];
     const moved = await tx.$executeRaw`
-      INSERT INTO effects (capability_id, intent_id, decision_id, idempotency_key, holds_key, state, reason_code, waits_for, dispatcher_id, claimed_at, finished_at)
+      INSERT INTO effects (capability_id, intent_id, decision_id, idempotency_key, holds_key, state, reason_code, waits_for, dispatcher_id, claimed_at, finished_at, pool)
       SELECT v.capability_id, v.intent_id, v.decision_id, v.idempotency_key, false, v.state, v.reason, v.holder, ${dispatcherId}, now(),
-             CASE WHEN v.state = 'effect_waiting' THEN NULL ELSE now() END
+             CASE WHEN v.state = 'effect_waiting' THEN NULL ELSE now() END, v.pool
       FROM unnest(${rows.map((r) => r.d.capabilityId)}::text[], ${rows.map((r) => r.d.intentId)}::text[], ${rows.map((r) => r.d.decisionId)}::text[],
                   ${rows.map((r) => r.d.idempotencyKey)}::text[], ${rows.map((r) => r.state)}::text[], ${rows.map((r) => r.reason)}::text[],
-                  ${rows.map((r) => r.holder)}::text[]) AS v(capability_id, intent_id, decision_id, idempotency_key, state, reason, holder)`;
+                  ${rows.map((r) => r.holder)}::text[], ${rows.map((r) => r.d.pool)}::text[])
+           AS v(capability_id, intent_id, decision_id, idempotency_key, state, reason, holder, pool)`;
     expectMoved('record duplicate claims', moved, rows.length);
     return [
       ...found.map((d): DuplicateClaim => {
@@ -209,12 +213,14 @@ export class EffectStore {
    * hung). Several dispatchers may run this at once: rows are taken SKIP LOCKED. They are found
    * through the index of open effects (finished_at IS NULL, by claim time), state and deadline read
    * from the row: neither is indexed, so the start and the heartbeat stay HOT updates (ADR 0048).
+   * Only the rows of `pools`, the recovering dispatcher's (ADR 0081): another pool's lost effect
+   * is its own pool's to reconcile, with the tool only that pool loads.
    */
-  async lockLost(tx: Sql, limit: number): Promise<LostEffect[]> {
+  async lockLost(tx: Sql, limit: number, pools: readonly string[]): Promise<LostEffect[]> {
     const rows = await tx.$queryRaw<{ capability_id: string; decision_id: string; state: LostEffect['state']; tool: string; idempotency_key: string }[]>`
       SELECT e.capability_id, e.decision_id, e.state, i.tool, i.idempotency_key
       FROM effects e JOIN intents i ON i.intent_id = e.intent_id
-      WHERE e.finished_at IS NULL AND e.state IN ('effect_pending', 'effect_started') AND e.deadline_at < now()
+      WHERE e.finished_at IS NULL AND e.state IN ('effect_pending', 'effect_started') AND e.deadline_at < now() AND e.pool = ANY(${[...pools]}::text[])
       ORDER BY e.claimed_at LIMIT ${limit} FOR UPDATE OF e SKIP LOCKED`;
     return rows.map((r) => ({ capabilityId: r.capability_id, decisionId: r.decision_id, state: r.state, tool: r.tool, idempotencyKey: r.idempotency_key }));
   }

@@ -1,6 +1,7 @@
 import { Controller, Get, HttpStatus, Header, Logger, Res } from '@nestjs/common';
 import { ApiError } from './http-errors';
 import { collectDefaultMetrics, Gauge, type Metric } from 'prom-client';
+import { ConsumerStates } from './consumer-states';
 import { MetricsRegistry } from './metrics-registry';
 import { ServiceRuntime } from './service-runtime';
 import { scrapeSnapshot } from './scrape-snapshot';
@@ -32,6 +33,7 @@ export class HealthController {
     private readonly runtime: ServiceRuntime,
     private readonly registry: MetricsRegistry,
     private readonly rollback: JournalRollbackGuard,
+    private readonly consumers: ConsumerStates,
   ) {
     // The event-loop delay histogram samples on a libuv timer: at prom-client's default 10 ms it
     // woke an idle process 100 times a second (ADR 0059); 100 ms still shows a loop that stalls.
@@ -109,7 +111,9 @@ export class HealthController {
     try {
       const outbox = await this.runtime.outboxDepth();
       // Quarantined rows do not make the service unready (the relay goes on); they are shown here.
-      return { status: 'ok', service: this.runtime.settings.service, version: this.version, outbox, relay: this.runtime.relay?.stats ?? null };
+      // Each consumer's state (a dispatcher's: per pool, ADR 0081); reported, not judged: a broker
+      // outage is waited out, and readiness does not flap with it.
+      return { status: 'ok', service: this.runtime.settings.service, version: this.version, outbox, relay: this.runtime.relay?.stats ?? null, consumers: this.consumers.snapshot() };
     } catch (e) {
       // The driver's message (host names, SQL) is for the log, not for whoever can reach the port.
       this.log.warn({ msg: 'not ready', error: (e as Error).message });

@@ -1,7 +1,8 @@
 export { PinoLogger, decisionFields, errorFields, scrubCredentials, someIds, prettyLine, MAX_IDS_PER_LINE, REDACTED_FIELDS, type LogFormat } from './pino-logger';
 export { ServiceRuntime, SERVICE_SETTINGS, type ServiceSettings } from './service-runtime';
 export { HealthController } from './health.controller';
-export { runService, startInOrder, type RunServiceOptions, type Ports } from './run-service';
+export { runService, startInOrder, type ConsumerPlan, type RunServiceOptions, type Ports } from './run-service';
+export { ConsumerStates, type ConsumerState, type ConsumerStatus } from './consumer-states';
 export { MetricsRegistry } from './metrics-registry';
 export { PeriodicTask } from './periodic-task';
 export { RuntimeModule } from './runtime.module';

@@ -9,6 +9,7 @@ import { PublicErrorFilter } from './http-errors';
 import { portGate, securityHeaders } from './http-surface';
 import { PinoLogger, type LogFormat } from './pino-logger';
 import { ServiceRuntime } from './service-runtime';
+import { ConsumerStates } from './consumer-states';
 import { describeVerdict, JournalRollbackGuard } from './journal-rollback-guard';
 import { isTransientFault } from './transient-fault';
 
@@ -19,6 +20,11 @@ export interface RunServiceOptions<C> {
   module: (config: C) => Type<unknown> | import('@nestjs/common').DynamicModule;
   kafka: (config: C) => KafkaSettings;
   topics: (config: C) => Record<string, string>;
+  /**
+   * Several consumers instead of one over `topics`, each in its own group (a dispatcher's pools,
+   * ADR 0081): one consumer per group, so a pool whose members stop never holds another's partitions.
+   */
+  consumers?: (config: C) => readonly ConsumerPlan[];
   /** Health and metrics (ADR 0038): kept apart from any API, for probes and scrapers only. */
   managementPort: (config: C) => number;
   /** The service's own HTTP API, if it has one (the authorizer's approver API and console). */
@@ -58,6 +64,13 @@ async function listen(app: INestApplication, ports: Ports, host: string): Promis
   app.getHttpServer().once('close', () => management.close());
 }
 
+/** One Kafka consumer of a process: its name (readiness shows it), its group and its topics by handler pattern. */
+export interface ConsumerPlan {
+  name: string;
+  groupId: string;
+  topics: Record<string, string>;
+}
+
 export interface Ports {
   management: number;
   api?: number;
@@ -91,33 +104,39 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
   app.use(refuseWhileRolledBack(guard));
   app.useGlobalFilters(new PublicErrorFilter());
   let fatal = false;
+  const kafka = opts.kafka(config);
   const topics = opts.topics(config);
   // A process with no topics to consume (the standalone relay) runs no Kafka consumer.
-  if (Object.keys(topics).length > 0) app.connectMicroservice(
-    {
-      strategy: new KafkaBatchTransport({
-        kafka: opts.kafka(config),
-        topics,
-        maxSliceSize: opts.maxSliceSize(config),
-        dlqMaxRawBytes: opts.dlqMaxRawBytes(config),
-        isTransient: isTransientFault,
-        // No slice is handled while the database is behind the journal topic (ADR 0055).
-        gate: guard,
-        onFatal: (error) => {
-          if (fatal) return;
-          fatal = true;
-          logger.fatal({ msg: 'consumer cannot make progress, exiting', error: error.message }, 'Consumer');
-          // Exit non-zero so the supervisor restarts us; uncommitted offsets are redelivered.
-          setTimeout(() => process.exit(70), 100).unref();
-          void app.close().finally(() => process.exit(70));
-        },
-      }),
-    },
-    { inheritAppConfig: true },
-  );
+  const plans = opts.consumers?.(config) ?? (Object.keys(topics).length > 0 ? [{ name: 'default', groupId: kafka.groupId, topics }] : []);
+  const states = app.get(ConsumerStates);
+  for (const plan of plans) {
+    states.set(plan.name, { group: plan.groupId, topics: Object.values(plan.topics), state: 'connecting' });
+    app.connectMicroservice(
+      {
+        strategy: new KafkaBatchTransport({
+          kafka: { ...kafka, groupId: plan.groupId },
+          topics: plan.topics,
+          maxSliceSize: opts.maxSliceSize(config),
+          dlqMaxRawBytes: opts.dlqMaxRawBytes(config),
+          isTransient: isTransientFault,
+          // No slice is handled while the database is behind the journal topic (ADR 0055).
+          gate: guard,
+          onState: (state) => states.update(plan.name, state),
+          onFatal: (error) => {
+            if (fatal) return;
+            fatal = true;
+            logger.fatal({ msg: 'consumer cannot make progress, exiting', consumer: plan.name, error: error.message }, 'Consumer');
+            // Exit non-zero so the supervisor restarts us; uncommitted offsets are redelivered.
+            setTimeout(() => process.exit(70), 100).unref();
+            void app.close().finally(() => process.exit(70));
+          },
+        }),
+      },
+      { inheritAppConfig: true },
+    );
+  }
   await startInOrder(app, () => app.get(ServiceRuntime).startRelay(), ports, opts.httpHost(config));
   logger.log({ msg: 'ready', managementPort: ports.management, ...(ports.api === undefined ? {} : { apiPort: ports.api }) }, 'Bootstrap');
-  const kafka = opts.kafka(config);
   // Which principal this process acts as (never the password): the broker's ACLs are per principal.
   logger.log({ msg: 'kafka', brokers: kafka.brokers, security: describeKafkaSecurity(kafka.security) }, 'Bootstrap');
   return app;

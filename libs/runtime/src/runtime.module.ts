@@ -1,5 +1,6 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { TracingModule } from '@arvis/tracing';
+import { ConsumerStates } from './consumer-states';
 import { HealthController } from './health.controller';
 import { MetricsRegistry } from './metrics-registry';
 import { JournalRollbackGuard } from './journal-rollback-guard';
@@ -19,8 +20,8 @@ export class RuntimeModule {
       module: RuntimeModule,
       imports: [TracingModule.forRoot(settings.tracing, `arvis-${settings.service}`)],
       controllers: [HealthController],
-      providers: [{ provide: SERVICE_SETTINGS, useValue: settings }, ServiceRuntime, MetricsRegistry, JournalRollbackGuard],
-      exports: [SERVICE_SETTINGS, ServiceRuntime, MetricsRegistry, JournalRollbackGuard],
+      providers: [{ provide: SERVICE_SETTINGS, useValue: settings }, ServiceRuntime, MetricsRegistry, JournalRollbackGuard, ConsumerStates],
+      exports: [SERVICE_SETTINGS, ServiceRuntime, MetricsRegistry, JournalRollbackGuard, ConsumerStates],
     };
   }
 }

@@ -5,6 +5,7 @@ import { deadLetterRow, enqueueOutbox, type OutboxRow } from '@arvis/outbox';
 import { Database, StoreFingerprint, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
+import type { ServedPool } from '../config/dispatcher-pools';
 import { DeduplicateEffectsService } from '../deduplicate-effects/deduplicate-effects.service';
 import { startDeadlineMs } from '../run-claimed/start-deadline';
 import { factsOf, type ClaimedIntent } from '../dispatch-intents/claimed-intent';
@@ -52,9 +53,10 @@ export class ClaimCapabilitiesService {
     this.previousFingerprints = new Set(config.acceptedCatalogFingerprints);
   }
 
-  claim(verified: readonly VerifiedIntent[], deadLetters: OutboxRow[]): Promise<ClaimOutcome> {
+  /** `pool`: the pool whose topic the slice came from; only its stored intents are read (ADR 0081). */
+  claim(verified: readonly VerifiedIntent[], deadLetters: OutboxRow[], pool: ServedPool): Promise<ClaimOutcome> {
     return this.db.tx(async (tx) => {
-      const presented = await this.matchStored(tx, verified, deadLetters);
+      const presented = await this.matchStored(tx, verified, deadLetters, pool);
       // One capability per intent: a duplicate message in the same slice is the same claim.
       const unique = [...new Map(presented.map((p) => [p.intent.capabilityId, p])).values()];
       const journal: JournalDraft[] = [];
@@ -77,7 +79,7 @@ export class ClaimCapabilitiesService {
         }
       }
       journal.push(...(await this.revokeBroken(tx, broken)), ...(await this.revokeDiverged(tx, diverged)));
-      const { mine, duplicates, started } = await this.consume(tx, intact);
+      const { mine, duplicates, started } = await this.consume(tx, intact, pool);
       const refused = journal.length;
       journal.push(...(await this.dedupe.settleDuplicates(tx, duplicates)));
       await enqueueOutbox(tx, deadLetters);
@@ -94,15 +96,16 @@ export class ClaimCapabilitiesService {
   }
 
   /** One statement reads the stored intents and locks their capabilities in id order (no deadlock between slices). */
-  private async matchStored(tx: Tx, verified: readonly VerifiedIntent[], deadLetters: OutboxRow[]): Promise<Presented[]> {
-    const rows = await lockStoredIntents(tx, verified.map((v) => v.intent.intentId));
+  private async matchStored(tx: Tx, verified: readonly VerifiedIntent[], deadLetters: OutboxRow[], pool: ServedPool): Promise<Presented[]> {
+    const rows = await lockStoredIntents(tx, verified.map((v) => v.intent.intentId), [pool.name]);
     const byId = new Map(rows.map((s) => [s.intentId, s]));
     // A receipt of another store: an operator may have rebound this one to it since (ADR 0036).
     if (verified.some((v) => !this.storeFingerprint.accepted.has(v.intent.receipt.storeFingerprint))) await this.storeFingerprint.refreshAccepted(tx);
     const presented: Presented[] = [];
     for (const v of verified) {
       const stored = byId.get(v.intent.intentId);
-      const mismatch = matchStoredIntent(v.intent, stored, this.storeFingerprint.accepted);
+      // Not found: not stored, or another pool's intent on this pool's topic, which is left to its own pool.
+      const mismatch = stored ? matchStoredIntent(v.intent, stored, this.storeFingerprint.accepted) : `no stored intent with this intentId in pool ${pool.name}`;
       if (mismatch) deadLetters.push(deadLetterRow(v.message, this.config.topics.intentsDlq, 'untrusted_tool_authorization_outcome', mismatch, new Date(), this.config.dlq.maxRawBytes));
       else presented.push({ ...v, stored: stored! });
     }
@@ -130,7 +133,7 @@ export class ClaimCapabilitiesService {
    * group's claims are written effect_started, so their start commits with the claim (one commit
    * fewer per slice); the rest are effect_pending until their group starts (ADR 0050).
    */
-  private async consume(tx: Tx, intact: readonly ClaimedIntent[]): Promise<{ mine: ClaimedIntent[]; duplicates: DuplicateClaim[]; started: Set<string> }> {
+  private async consume(tx: Tx, intact: readonly ClaimedIntent[], pool: ServedPool): Promise<{ mine: ClaimedIntent[]; duplicates: DuplicateClaim[]; started: Set<string> }> {
     const won = await this.capabilities.activateAndConsume(
       tx,
       intact.map((c) => ({ capabilityId: c.intent.capabilityId, receiptId: c.intent.receipt.receiptId })),
@@ -146,6 +149,7 @@ export class ClaimCapabilitiesService {
         decisionId: m.intent.decisionId,
         idempotencyKey: m.stored.idempotencyKey,
         holdsKey: m.holdsKey,
+        pool: pool.name,
         ...(started.has(m.intent.capabilityId) ? { startDeadlineMs: startDeadlineMs(this.catalog, this.config, m.stored.tool) } : {}),
       })),
       this.config.dispatcherId,

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { commonEnvShape, commonSettings, envInt, envJson, envOptionalInt, envString, loadConfig, managementPortOf } from '@arvis/config';
+import { DEFAULT_TOOL_POOL, TOOL_POOL_NAME, TOOL_POOL_NAME_RULE } from '@arvis/contracts';
 import { toolPackagesEnv } from '@arvis/tool-catalog';
 
 const PgUrl = z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL');
@@ -55,6 +56,17 @@ export const DispatcherEnv = z.object({
     (v) => (typeof v === 'string' && /^[0-9a-f,\s]+$/.test(v) ? v.split(',').map((s) => s.trim()).filter(Boolean) : v),
     envJson(z.array(Sha256), []),
   ),
+  /**
+   * The tool pools this dispatcher serves (ADR 0081), comma-separated: it consumes each one's
+   * intents topic in that pool's consumer group and loads only packages of these pools.
+   */
+  DISPATCHER_POOLS: z.preprocess(
+    (v) => (v === undefined || v === '' ? [DEFAULT_TOOL_POOL] : String(v).split(',').map((s) => s.trim()).filter(Boolean)),
+    z
+      .array(z.string().regex(TOOL_POOL_NAME, TOOL_POOL_NAME_RULE))
+      .min(1, 'name at least one pool')
+      .refine((a) => new Set(a).size === a.length, 'names a pool twice'),
+  ),
   /** Tool packages (module specifiers or paths, comma-separated) whose tools this dispatcher runs. */
   ARVIS_TOOL_PACKAGES: toolPackagesEnv,
 });
@@ -78,6 +90,7 @@ export function loadDispatcherConfig(env?: Record<string, string | undefined>) {
     verificationKeys: e.INTENT_VERIFICATION_KEYS,
     acceptedCatalogFingerprints: e.ACCEPTED_CATALOG_FINGERPRINTS,
     toolPackages: e.ARVIS_TOOL_PACKAGES,
+    pools: e.DISPATCHER_POOLS as readonly string[],
     retry: { maxAttempts: e.RETRY_MAX_ATTEMPTS, maxRisk: e.RETRY_MAX_RISK },
     recovery: {
       intervalMs: e.RECOVERY_INTERVAL_MS,

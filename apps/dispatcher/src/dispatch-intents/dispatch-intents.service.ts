@@ -7,6 +7,7 @@ import { MetricsRegistry } from '@arvis/runtime';
 import { Tracing } from '@arvis/tracing';
 import { ClaimCapabilitiesService } from '../claim-capabilities/claim-capabilities.service';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
+import { DispatcherPools, type ServedPool } from '../config/dispatcher-pools';
 import { FaultPoints } from '../fault-points/fault-points';
 import { RunClaimedService } from '../run-claimed/run-claimed.service';
 import { verifyIntentMessages, type VerifiedIntent } from '../verify-intent/verify-intent-messages';
@@ -39,14 +40,20 @@ export class DispatchIntentsService {
     private readonly faults: FaultPoints,
     metrics: MetricsRegistry,
     private readonly tracing: Tracing,
+    private readonly pools: DispatcherPools,
   ) {
-    this.executedTotal = new Counter({ name: 'arvis_effects_executed_total', help: 'Tool bodies run by this dispatcher', registers: [metrics] });
+    // By pool (ADR 0081): the pools are configured, so the label's values are few.
+    const labelNames = ['pool'];
+    this.executedTotal = new Counter({ name: 'arvis_effects_executed_total', help: 'Tool bodies run by this dispatcher, by pool', labelNames, registers: [metrics] });
     this.lostTotal = new Counter({
       name: 'arvis_consumption_lost_total',
-      help: 'Intents whose capability another dispatcher (or an earlier delivery) had already consumed',
+      help: 'Intents whose capability another dispatcher (or an earlier delivery) had already consumed, by pool',
+      labelNames,
       registers: [metrics],
     });
-    this.deadLetteredTotal = new Counter({ name: 'arvis_intents_dead_lettered_total', help: 'Intent messages sent to the DLQ', registers: [metrics] });
+    this.deadLetteredTotal = new Counter({ name: 'arvis_intents_dead_lettered_total', help: 'Intent messages sent to the DLQ, by the pool whose topic they came from', labelNames, registers: [metrics] });
+    // Every pool's series from the start, at 0: a rate over a pool that has done nothing yet is 0, not absent.
+    for (const p of pools.names) for (const c of [this.executedTotal, this.lostTotal, this.deadLetteredTotal]) c.inc({ pool: p }, 0);
     this.keyring = new Map(Object.entries(config.verificationKeys).map(([id, k]) => [id, loadEd25519PublicKey(k)]));
   }
 
@@ -62,7 +69,7 @@ export class DispatchIntentsService {
     const traces = new IntentTraces(this.tracing);
     traces.begin(verified, receivedAt);
     try {
-      const outcome = await this.dispatch(batch, verified, deadLetters);
+      const outcome = await this.dispatch(this.pools.ofTopic(batch.topic), verified, deadLetters);
       traces.end();
       return outcome;
     } catch (e) {
@@ -71,14 +78,15 @@ export class DispatchIntentsService {
     }
   }
 
-  private async dispatch(batch: KafkaBatch, verified: VerifiedIntent[], deadLetters: OutboxRow[]): Promise<DispatchOutcome> {
+  private async dispatch(pool: ServedPool, verified: VerifiedIntent[], deadLetters: OutboxRow[]): Promise<DispatchOutcome> {
     this.faults.beforeConsume(verified.map((v) => v.intent.decisionId));
-    const claim = await this.tracing.inSpans('claim capability', verified.map((v) => v.trace), () => this.claims.claim(verified, deadLetters));
-    this.lostTotal.inc(claim.lost);
-    this.deadLetteredTotal.inc(deadLetters.length);
+    const claim = await this.tracing.inSpans('claim capability', verified.map((v) => v.trace), () => this.claims.claim(verified, deadLetters, pool));
+    const labels = { pool: pool.name };
+    this.lostTotal.inc(labels, claim.lost);
+    this.deadLetteredTotal.inc(labels, deadLetters.length);
     // Each dead letter is logged where it is made (deadLetterRow), with its ids and reason code.
     const executed = await this.runner.run(claim.claimed, claim.started);
-    this.executedTotal.inc(executed);
+    this.executedTotal.inc(labels, executed);
     return { executed, lostConsumption: claim.lost, deadLettered: deadLetters.length, refused: claim.refused };
   }
 }

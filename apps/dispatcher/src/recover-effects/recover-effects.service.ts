@@ -5,6 +5,7 @@ import { Database, type Tx } from '@arvis/persistence';
 import { JournalRollbackGuard, PeriodicTask, decisionFields } from '@arvis/runtime';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
 import { CloseEffectsService } from '../close-effects/close-effects.service';
+import { DispatcherPools } from '../config/dispatcher-pools';
 import { storedFactsOf } from '../dispatch-intents/stored-facts';
 import { ReconcileEffectsService } from '../reconcile-effects/reconcile-effects.service';
 import { RedeliverIntentsService } from '../redeliver-intents/redeliver-intents.service';
@@ -29,7 +30,8 @@ const BATCH = 500;
  * - an accepted intent whose capability is still minted long after it was committed is
  *   delivered again, as the same signed message (never a second capability), a bounded number
  *   of times (RedeliverIntentsService).
- * Several dispatchers may run this at once: each row is claimed by one conditional UPDATE.
+ * Several dispatchers may run this at once: each row is claimed by one conditional UPDATE. Each
+ * acts only on the rows of the pools it serves (ADR 0081).
  */
 @Injectable()
 export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDestroy {
@@ -44,6 +46,7 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
     private readonly redelivery: RedeliverIntentsService,
     private readonly reconciler: ReconcileEffectsService,
     private readonly rollback: JournalRollbackGuard,
+    private readonly pools: DispatcherPools,
   ) {
     // Not while the database is behind the journal topic (ADR 0055).
     this.task = new PeriodicTask('recovery', config.recovery.intervalMs, () => (this.rollback.open ? this.pass() : Promise.resolve()), this.log);
@@ -73,7 +76,8 @@ export class RecoverEffectsService implements OnApplicationBootstrap, OnModuleDe
    */
   private closeExpiredEffects(): Promise<number> {
     return this.db.tx(async (tx) => {
-      const lost = await this.effects.lockLost(tx, BATCH);
+      // Only this dispatcher's pools' rows (ADR 0081): another pool's are its own dispatchers' to close.
+      const lost = await this.effects.lockLost(tx, BATCH, this.pools.names);
       if (lost.length === 0) return 0;
       const verdicts = await this.reconciler.verdicts(lost, await takeBodyStartSlots(tx, lost));
       const facts = await storedFactsOf(tx, lost.map((l) => l.capabilityId));

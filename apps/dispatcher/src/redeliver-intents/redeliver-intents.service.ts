@@ -3,7 +3,9 @@ import { appendJournal, capabilityRefusalEntry } from '@arvis/journal';
 import { CapabilityStore } from '@arvis/lifecycle';
 import { enqueueOutbox } from '@arvis/outbox';
 import { Database, type Tx } from '@arvis/persistence';
+import { intentsTopicOf } from '@arvis/contracts';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
+import { DispatcherPools } from '../config/dispatcher-pools';
 import { storedFactsOf } from '../dispatch-intents/stored-facts';
 import { IntentsLag } from './intents-lag';
 
@@ -21,7 +23,8 @@ export interface RedeliveryPass {
  * lost. Redeliveries back off (the wait doubles each time) and are bounded: an intent that every
  * delivery failed to activate (its row, the store's fingerprint or the verification keys changed)
  * ends once, here, as capability_activation_failed. Nothing is redelivered or counted while its
- * partition is in this group's consumer lag: it may merely not have been read yet.
+ * partition is in this group's consumer lag: it may merely not have been read yet. Only the
+ * intents of this dispatcher's pools are read, each sent again to its own pool's topic (ADR 0081).
  */
 @Injectable()
 export class RedeliverIntentsService {
@@ -30,13 +33,14 @@ export class RedeliverIntentsService {
     private readonly db: Database,
     private readonly capabilities: CapabilityStore,
     private readonly lag: IntentsLag,
+    private readonly pools: DispatcherPools,
   ) {}
 
   async pass(): Promise<RedeliveryPass> {
     const candidates = await this.candidates(this.db);
     if (candidates.length === 0) return { redelivered: 0, abandoned: 0 };
-    const lagging = await this.lag.lagging([...new Set(candidates.map((c) => c.run_id))]);
-    const due = candidates.filter((c) => !lagging.has(c.run_id)).map((c) => c.intent_id);
+    const lagging = await this.lag.lagging(candidates.map((c) => ({ pool: c.pool, runId: c.run_id })));
+    const due = candidates.filter((c) => !lagging.has(IntentsLag.key(c.pool, c.run_id))).map((c) => c.intent_id);
     if (due.length === 0) return { redelivered: 0, abandoned: 0 };
     return this.db.tx(async (tx) => {
       const redelivered = await this.redeliver(tx, due);
@@ -52,9 +56,10 @@ export class RedeliverIntentsService {
    * ended after the bounded redeliveries if it still cannot be.
    */
   private candidates(sql: Pick<Tx, '$queryRaw'>) {
-    return sql.$queryRaw<{ intent_id: string; run_id: string }[]>`
-      SELECT i.intent_id, i.run_id FROM capabilities c JOIN intents i ON i.intent_id = c.intent_id
+    return sql.$queryRaw<{ intent_id: string; run_id: string; pool: string }[]>`
+      SELECT i.intent_id, i.run_id, i.pool FROM capabilities c JOIN intents i ON i.intent_id = c.intent_id
       WHERE c.activated_at IS NULL AND c.revoked_reason IS NULL AND c.state = 'minted' AND i.message IS NOT NULL
+        AND i.pool = ANY(${this.pools.names}::text[])
         AND coalesce(i.last_delivered_at, i.committed_at)
             < now() - make_interval(secs => ${this.config.recovery.redeliverAfterMs}::float8 / 1000 * power(2, least(i.delivery_attempts, 10)))
         AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.seq = i.durable_position AND o.published_at IS NULL AND o.discarded_at IS NULL)
@@ -62,15 +67,16 @@ export class RedeliverIntentsService {
   }
 
   private async redeliver(tx: Tx, intentIds: string[]): Promise<number> {
-    const due = await tx.$queryRaw<{ run_id: string; message: string }[]>`
+    const due = await tx.$queryRaw<{ run_id: string; message: string; pool: string }[]>`
       WITH due AS (
         SELECT intent_id FROM intents
         WHERE intent_id = ANY(${intentIds}::text[]) AND delivery_attempts < ${this.config.recovery.redeliverMaxAttempts}
         ORDER BY intent_id FOR UPDATE SKIP LOCKED)
       UPDATE intents i SET last_delivered_at = now(), delivery_attempts = i.delivery_attempts + 1
       FROM due WHERE i.intent_id = due.intent_id
-      RETURNING i.run_id, i.message`;
-    await enqueueOutbox(tx, due.map((d) => ({ topic: this.config.topics.intents, key: d.run_id, payload: d.message })));
+      RETURNING i.run_id, i.message, i.pool`;
+    // To the intent's own pool's topic, whose dispatchers alone may claim it.
+    await enqueueOutbox(tx, due.map((d) => ({ topic: intentsTopicOf(this.config.topics, d.pool), key: d.run_id, payload: d.message })));
     return due.length;
   }
 

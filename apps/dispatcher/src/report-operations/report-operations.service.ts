@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DispatcherPools } from '../config/dispatcher-pools';
 import { Gauge } from 'prom-client';
 import { Database } from '@arvis/persistence';
 import { MetricsRegistry, scrapeSnapshot } from '@arvis/runtime';
@@ -7,7 +8,8 @@ interface Snapshot {
   pendingConfirmations: number;
   /** Seconds until the soonest pending confirmation expires (negative once past); NaN: none pending. */
   nextExpirySeconds: number;
-  unresolvedUnknown: number;
+  /** By pool (every pool's: a count, no row's content), ADR 0081. */
+  unresolvedUnknown: Map<string, number>;
   auditIncompleteRuns: number;
 }
 
@@ -18,7 +20,7 @@ interface Snapshot {
  */
 @Injectable()
 export class ReportOperationsService {
-  constructor(private readonly db: Database, metrics: MetricsRegistry) {
+  constructor(private readonly db: Database, metrics: MetricsRegistry, pools: DispatcherPools) {
     const registers = [metrics];
     // Every gauge of one scrape reads one snapshot.
     const snapshot = scrapeSnapshot(() => this.read());
@@ -33,11 +35,18 @@ export class ReportOperationsService {
       registers,
       collect: read((s) => s.nextExpirySeconds),
     });
+    // By pool (ADR 0081): every pool's count, so a pool whose dispatchers are all down still pages;
+    // rules take the max over replicas per pool, then the sum over pools.
     new Gauge({
       name: 'arvis_effects_unknown_unresolved',
-      help: 'Effects that ended effect_state_unknown and no operator has resolved (duplicates waiting on one excluded): each is a page',
+      help: 'Effects that ended effect_state_unknown and no operator has resolved (duplicates waiting on one excluded), by pool: each is a page',
+      labelNames: ['pool'],
       registers,
-      collect: read((s) => s.unresolvedUnknown),
+      async collect() {
+        const byPool = (await snapshot()).unresolvedUnknown;
+        this.reset();
+        for (const p of new Set([...pools.names, ...byPool.keys()])) this.set({ pool: p }, byPool.get(p) ?? 0);
+      },
     });
     new Gauge({ name: 'arvis_runs_audit_incomplete', help: 'Runs marked audit-incomplete (a result that could not be journaled, ADR 0016)', registers, collect: read((s) => s.auditIncompleteRuns) });
   }
@@ -45,15 +54,16 @@ export class ReportOperationsService {
   // The unknown predicate is the resolve statement's own (ADR 0036, 0056): unknown, not resolved,
   // and holding its own outcome (a duplicate waiting on it is resolved through its holder).
   private async read(): Promise<Snapshot> {
-    const [row] = await this.db.$queryRaw<{ pending: bigint; next_expiry: number | null; unknown: bigint; audit: bigint }[]>`
+    const [row] = await this.db.$queryRaw<{ pending: bigint; next_expiry: number | null; unknown: Record<string, number> | null; audit: bigint }[]>`
       SELECT (SELECT count(*) FROM confirmations WHERE status = 'pending') AS pending,
              (SELECT extract(epoch FROM min(expires_at) - now())::float8 FROM confirmations WHERE status = 'pending') AS next_expiry,
-             (SELECT count(*) FROM effects WHERE state = 'effect_state_unknown' AND resolved_at IS NULL AND waits_for IS NULL) AS unknown,
+             (SELECT jsonb_object_agg(pool, n) FROM (SELECT pool, count(*) AS n FROM effects
+                WHERE state = 'effect_state_unknown' AND resolved_at IS NULL AND waits_for IS NULL GROUP BY pool) u) AS unknown,
              (SELECT count(*) FROM runs WHERE audit_incomplete) AS audit`;
     return {
       pendingConfirmations: Number(row.pending),
       nextExpirySeconds: row.next_expiry === null ? Number.NaN : row.next_expiry,
-      unresolvedUnknown: Number(row.unknown),
+      unresolvedUnknown: new Map(Object.entries(row.unknown ?? {}).map(([p, n]) => [p, Number(n)])),
       auditIncompleteRuns: Number(row.audit),
     };
   }

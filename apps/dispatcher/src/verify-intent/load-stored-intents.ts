@@ -16,6 +16,8 @@ export function loadStoredIntents(tx: Tx, by: 'intent_id' | 'capability_id', ids
 
 /** A stored intent with its capability row, locked. */
 export interface LockedIntent extends StoredIntent {
+  /** Its tool's pool when it was committed (ADR 0081): the effect's row records it. */
+  pool: string;
   capability: CapabilityForActivation;
   /**
    * A confirmation is reserved by this capability. Reservation happens only in the transaction
@@ -25,23 +27,25 @@ export interface LockedIntent extends StoredIntent {
   confirmationReserved: boolean;
 }
 
-const LOCK_SQL = `SELECT ${columns('i.')}, c.commitment AS "capabilityCommitment", c.snapshot AS "capabilitySnapshot",
+const LOCK_SQL = `SELECT ${columns('i.')}, i.pool, c.commitment AS "capabilityCommitment", c.snapshot AS "capabilitySnapshot",
     EXISTS (SELECT 1 FROM confirmations f WHERE f.reserved_by = c.capability_id AND f.status = 'reserved') AS "confirmationReserved"
   FROM intents i JOIN capabilities c ON c.capability_id = i.capability_id
-  WHERE i.intent_id = ANY($1::text[]) ORDER BY c.capability_id FOR UPDATE OF c`;
+  WHERE i.intent_id = ANY($1::text[]) AND i.pool = ANY($2::text[]) ORDER BY c.capability_id FOR UPDATE OF c`;
 
 /**
  * The claim's one read: the stored intents of a slice and their capability rows, the capabilities
  * locked in id order (rows are locked as the sorted output is produced, whatever the join's plan),
  * so two dispatchers holding overlapping slices wait for each other instead of deadlocking, as
  * CapabilityStore.lockInOrder does. An intent without its capability row is not returned: it is
- * refused like an intent that is not stored.
+ * refused like an intent that is not stored. So is one of a pool not in `pools` (ADR 0081): its
+ * row, payload and capability are neither read nor locked here; its own pool delivers it.
  */
-export async function lockStoredIntents(tx: Tx, intentIds: readonly string[]): Promise<LockedIntent[]> {
+export async function lockStoredIntents(tx: Tx, intentIds: readonly string[], pools: readonly string[]): Promise<LockedIntent[]> {
   if (intentIds.length === 0) return [];
-  const rows = await tx.$queryRawUnsafe<(StoredIntent & { capabilityCommitment: string; capabilitySnapshot: string | null; confirmationReserved: boolean })[]>(
+  const rows = await tx.$queryRawUnsafe<(StoredIntent & { pool: string; capabilityCommitment: string; capabilitySnapshot: string | null; confirmationReserved: boolean })[]>(
     LOCK_SQL,
     [...intentIds],
+    [...pools],
   );
   return rows.map(({ capabilityCommitment, capabilitySnapshot, ...s }) => ({
     ...s,

@@ -93,6 +93,20 @@ describe('a service started with a bad configuration', () => {
     expect(a.stderr).toContain('ARVIS_TOOL_PACKAGES: no tool packages configured');
   });
 
+  it('the dispatcher exits 78 naming a package of a pool it does not serve and a pool it loaded no package for', () => {
+    // ADR 0081: a dispatcher loads only its pools' packages, and serves no pool it cannot run.
+    const publicKey = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const r = start('dispatcher', {
+      DATABASE_URL: LOCAL_DB,
+      INTENT_VERIFICATION_KEYS: JSON.stringify({ 'authorizer-1': publicKey }),
+      ARVIS_TOOL_PACKAGES: [join(ROOT, 'dist', 'tools', 'demo'), join(ROOT, 'test', 'support', 'tool-packages', 'pool-beta')].join(','),
+      DISPATCHER_POOLS: 'shared,alpha',
+    });
+    expect(r.status).toBe(78);
+    expect(r.stderr).toContain('ARVIS_TOOL_PACKAGES: @arvis/tool-pool-beta is in pool "beta", which DISPATCHER_POOLS (shared,alpha) does not name');
+    expect(r.stderr).toContain('DISPATCHER_POOLS: pool "alpha" has no tool package among ARVIS_TOOL_PACKAGES');
+  });
+
   it('the dispatcher exits 78 naming an ES module package that awaits at top level and one exported only under import', () => {
     // Both would load with import(); the services load packages with require (ADR 0079), so each is named with what to change.
     const dir = mkdtempSync(join(tmpdir(), 'arvis-esm-'));

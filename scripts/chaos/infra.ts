@@ -5,8 +5,10 @@ import { Pool } from 'pg';
 import { z } from 'zod';
 import { envInt, envString, loadConfig, topicsFor } from '@arvis/config';
 import { createKafka, ensureTopics } from '@arvis/kafka';
+import { LEDGER_POOL } from './pool-packages';
 import { applyMigrations } from '@arvis/persistence';
 import { localToolPackages, migrateToolPackages } from '../local-tools';
+import { createPoolTopics } from '../pool-topics';
 
 const run = promisify(execFile);
 export const ROOT = join(__dirname, '..', '..', '..');
@@ -82,6 +84,8 @@ export async function prepareStore(env: ChaosEnv, broker: Broker, prefix: string
   await migrateToolPackages(url, localToolPackages(ROOT));
   const kafka = createKafka({ brokers: [broker.address], clientId: 'arvis-chaos-setup' });
   await ensureTopics(kafka, topicsFor(prefix), { partitions: 6, journalRetentionMs: -1 });
+  // The ledger pool's intents topic (ADR 0081), beside the project's.
+  await createPoolTopics(kafka, topicsFor(prefix), [LEDGER_POOL]);
   return url;
 }
 

@@ -1,12 +1,13 @@
 import { join } from 'node:path';
 import { topicsFor } from '@arvis/config';
-import type { Topics } from '@arvis/contracts';
+import { DEFAULT_TOOL_POOL, type Topics } from '@arvis/contracts';
 import { DecisionClient, mintIdentityToken } from '@arvis/decision-client';
 import { LOCAL_ADMIN_AUDIENCE } from '../local-keys';
 import { appSpecs, issuer } from './apps';
 import { runSchedule, type FaultRecord } from './faults';
 import { Broker, DATA, databaseNameOf, Postgres, prepareStore, type ChaosEnv } from './infra';
 import { IntentTap } from './intent-tap';
+import { LEDGER_POOL } from './pool-packages';
 import { Approver, DecisionLoad } from './load';
 import { Measure, type Progress } from './measure';
 import { ChaosOperator } from './operator';
@@ -66,7 +67,7 @@ export class ChaosRun {
     this.say(`starting ${specs.map((s) => `${s.name} :${s.port}`).join(', ')} (logs in .data/chaos/logs/${this.stamp})`);
     await p.supervisor.startAll();
     p.client = new DecisionClient([p.broker.address], p.topics, 'arvis-chaos-load');
-    p.tap = new IntentTap([p.broker.address], p.topics);
+    p.tap = new IntentTap([p.broker.address], p.topics, [DEFAULT_TOOL_POOL, LEDGER_POOL]);
     await p.tap.start();
     const iss = issuer();
     const alice = await mintIdentityToken(iss, { principal: 'alice', tenant: 'acme', serviceId: 'chaos-agent', sessionId: 'chaos' }, { expiresInS: 4 * 3600 });

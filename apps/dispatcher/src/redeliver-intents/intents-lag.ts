@@ -6,9 +6,8 @@ import { DispatcherPools, type ServedPool } from '../config/dispatcher-pools';
 
 /**
  * Which runs' intents are still waiting in their pool's consumer lag (the pool's topic and group,
- * ADR 0081): an intent on a
- * partition the group has not consumed to its end may simply not have been read yet, and must not
- * be delivered again (nor counted as refused). The partition is the producer's own choice for the
+ * ADR 0081): an intent on a partition the group has not consumed to its end may simply not have
+ * been read yet, and must not be delivered again (nor counted as refused). The partition is the producer's own choice for the
  * run id (murmur2, the default partitioner). When the broker cannot be asked, every run counts as
  * lagging: a redelivery can always wait for the next pass.
  */

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { JournalEntry } from '@arvis/contracts';
 import { Harness } from './support/harness';
-import { exited, type RunningApp, Stack } from './support/stack';
+import type { RunningApp } from './support/services';
+import { exited, Stack } from './support/stack';
 
 const ROOT = join(__dirname, '..');
 const FIXTURE = join(ROOT, 'test', 'support', 'tool-packages', 'retry-heartbeat');

@@ -119,12 +119,17 @@ function comparisonTable(a: VariantResult, b: VariantResult): string[] {
 export function idleLines(variants: VariantResult[]): string[] {
   const measured = variants.filter((v) => v.idle);
   if (measured.length === 0) return [];
-  const head = ['build', 'seconds', ...IDLE_ROLES.flatMap((r) => [`${r} CPU % of a core`, `${r} wake-ups/s`])];
-  const rows = measured.map((v) => row([v.label, v.idle!.seconds, ...IDLE_ROLES.flatMap((r) => [fmt(v.idle!.roles[r]?.cpuPercentOfCore, 2), fmt(v.idle!.roles[r]?.wakeupsPerS, 1)])]));
+  const timed = measured.some((v) => v.idle!.afterIdleMs !== undefined);
+  const head = ['build', 'seconds', ...IDLE_ROLES.flatMap((r) => [`${r} CPU % of a core`, `${r} wake-ups/s`]), ...(timed ? ['one decision after, ms'] : [])];
+  const rows = measured.map((v) =>
+    row([v.label, v.idle!.seconds, ...IDLE_ROLES.flatMap((r) => [fmt(v.idle!.roles[r]?.cpuPercentOfCore, 2), fmt(v.idle!.roles[r]?.wakeupsPerS, 1)]), ...(timed ? [fmt(v.idle!.afterIdleMs)] : [])]),
+  );
   return [
     '## Idle',
     '',
-    `After the first step's window and ${IDLE_SETTLE_S} s of settling, with the bench's own producer and consumer closed: utime+stime of each process (all threads) over the window as a share of one core, and its threads' voluntary plus involuntary context switches per second.`,
+    timed
+      ? `After the warm-up and ${IDLE_SETTLE_S} s of settling, with the bench's own consumer closed (--idle-only): utime+stime of each process (all threads) over the window as a share of one core, and its threads' voluntary plus involuntary context switches per second; then one decision sent and timed to its final entry.`
+      : `After the first step's window and ${IDLE_SETTLE_S} s of settling, with the bench's own producer and consumer closed: utime+stime of each process (all threads) over the window as a share of one core, and its threads' voluntary plus involuntary context switches per second.`,
     '',
     row(head),
     row(head.map(() => '---')),

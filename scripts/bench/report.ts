@@ -193,6 +193,7 @@ export function scaleLines(s: ScaleResults): string[] {
 
 export function renderMarkdown(r: BenchResults): string {
   const o = r.options;
+  if (o.idleOnly) return idleOnlyMarkdown(r);
   const lines = [
     `# Benchmark ${r.startedAt}`,
     '',
@@ -232,6 +233,13 @@ export function renderMarkdown(r: BenchResults): string {
   if (r.scale) lines.push(...scaleLines(r.scale));
   lines.push('![latency against offered load](latency.svg)', '');
   return lines.join('\n');
+}
+
+/** --idle-only: no steps, summary or baselines to show. */
+function idleOnlyMarkdown(r: BenchResults): string {
+  const head = [`# Benchmark ${r.startedAt}, idle only`, '', `${r.machine.cpus} CPUs, load average at start ${r.machine.loadAverageAtStart.map((l) => l.toFixed(2)).join(' ')}; ${fmt(r.durationS)} s in all.`];
+  const builds = r.variants.map((v) => `- ${v.label}: ${v.commit.slice(0, 12)}`);
+  return [...head, ...r.notes.map((n) => `> ${n}`), '', ...builds, '', ...idleLines(r.variants)].join('\n');
 }
 
 export function chartSeries(r: BenchResults): ChartSeries[] {

@@ -73,12 +73,19 @@ export class ServiceRuntime implements OnApplicationShutdown {
     }
     const checkpointer = new JournalCheckpointer(this.db, checkpoint, topics.journal);
     const pass = async () => {
-      for (const written of await checkpointer.checkpointChainsDue()) {
-        this.log.log({ msg: 'journal checkpoint signed', chain: written.chain, seq: String(written.seq), keyId: written.signature.keyId });
+      const { written, allSigned } = await checkpointer.checkpointPass();
+      for (const w of written) {
+        this.log.log({ msg: 'journal checkpoint signed', chain: w.chain, seq: String(w.seq), keyId: w.signature.keyId });
       }
+      return allSigned;
     };
-    // Polled more often than everyMs so the entry count triggers promptly; each idle pass is two small reads.
-    this.checkpoints = new PeriodicTask('journal checkpoint', Math.min(checkpoint.everyMs, 1000), pass, this.log);
+    // Polled more often than everyMs so the entry count triggers promptly; each idle pass is two
+    // small reads. With every head signed nothing comes due until entries are appended, and those
+    // are published by a relay: the pass then slows down (to IDLE_POLL_MAX_MS, never past
+    // everyMs) and this process's relay publishing brings it back (ADR 0059).
+    const idleMaxMs = Math.min(this.settings.relay.idlePollMaxMs, checkpoint.everyMs);
+    this.checkpoints = new PeriodicTask('journal checkpoint', Math.min(checkpoint.everyMs, 1000), pass, this.log, { maxMs: idleMaxMs, idle: (allSigned) => allSigned === true });
+    this.relay?.onPublished(() => this.checkpoints?.poke());
     this.checkpoints.start();
   }
 

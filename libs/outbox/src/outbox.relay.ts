@@ -127,6 +127,7 @@ export class OutboxRelay {
   /** Since the last poll: something the poll is there for happened (rows, a failure, a standby). */
   private pollNeeded = false;
   private readonly publishedListeners: (() => void)[] = [];
+  private readonly commitListeners: (() => void)[] = [];
   private pruneTimer?: NodeJS.Timeout;
   private running = false;
   private draining?: Promise<void>;
@@ -210,6 +211,20 @@ export class OutboxRelay {
     return this.pollDelay;
   }
 
+  /**
+   * Called at each NOTIFY heard: a commit that wrote the outbox, in any process (every journal
+   * entry does), and once more each time the listener is (re)connected, for what was committed
+   * while it was not. The idle back-off of other pollers wakes on it (ADR 0059).
+   */
+  onOutboxCommit(listener: () => void): void {
+    this.commitListeners.push(listener);
+  }
+
+  /** The LISTEN connection is up: a commit now reaches onOutboxCommit's listeners. */
+  get listening(): boolean {
+    return this.running && this.listener !== undefined;
+  }
+
   /** Called after each batch this relay published (the journal checkpointer wakes on it). */
   onPublished(listener: () => void): void {
     this.publishedListeners.push(listener);
@@ -219,7 +234,10 @@ export class OutboxRelay {
     // TCP keepalive: a listener whose server vanished without a reset is found by the kernel,
     // with no timer here; until then the bounded fallback poll covers it.
     const client = new Client({ connectionString: this.databaseUrl, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
-    client.on('notification', () => this.wake());
+    client.on('notification', () => {
+      this.wake();
+      for (const listener of this.commitListeners) listener();
+    });
     let lost = false;
     client.on('error', (e) => {
       if (lost) return;
@@ -241,6 +259,7 @@ export class OutboxRelay {
     this.listener = client;
     // Rows committed while we were not listening sent no NOTIFY we heard.
     this.wake();
+    for (const listener of this.commitListeners) listener();
   }
 
   /**

@@ -89,6 +89,22 @@ export class ServiceRuntime implements OnApplicationShutdown {
     this.checkpoints.start();
   }
 
+  /**
+   * A wake-up for every commit that wrote the outbox anywhere (the relay's LISTEN/NOTIFY): a
+   * poller whose work is always committed with a journal entry may slow down while idle and wake
+   * on it (ADR 0059). Undefined without a relay in this process: no signal, no back-off.
+   */
+  get outboxCommits(): { on(listener: () => void): void; readonly heard: boolean } | undefined {
+    const relay = this.relay;
+    if (!relay) return undefined;
+    return {
+      on: (listener) => relay.onOutboxCommit(listener),
+      get heard() {
+        return relay.listening;
+      },
+    };
+  }
+
   /** Depth and lag count only rows that will still be sent; quarantined rows are reported apart. */
   async outboxDepth(): Promise<{ depth: number; oldestAgeMs: number; quarantined: number }> {
     const rows = await this.db.$queryRaw<{ depth: bigint; oldest_ms: number | null; quarantined: bigint }[]>`

@@ -96,7 +96,7 @@ export async function measureIdleOnly(ctx: StepContext, v: Variant, baseEnv: Rec
   const env: Record<string, string> = { ...baseEnv, ARVIS_TOPIC_PREFIX: prefix };
   await freshStore(v, env);
   if (ctx.load === 'realistic') await grantBenchGates(env.DATABASE_URL);
-  const apps = await startApps(v, env, ctx.basePort, ctx.logDir);
+  const apps = await startApps(v, env, ctx.basePort, ctx.logDir, ctx.cpuProf ? join(ctx.logDir, 'profiles', `idle-${index}`) : undefined);
   const client = new DecisionClient(ctx.brokers, topicsFor(prefix), 'arvis-bench');
   try {
     const make = await decisionMaker({ issuer: env.DEMO_ISSUER, privateKeyPem: env.DEMO_ISSUER_KEY }, ctx.load);

@@ -58,10 +58,11 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
     const resumed = await this.resumeApproved();
     const closed = await this.closeDeniedAndExpired();
     // The next pending confirmation's expiry, from the database's clock: a timer, not a poll.
+    // (NULL without one: greatest() would turn it into 0, a pass every millisecond.)
     const [next] = await this.db.$queryRaw<{ wait_ms: number | null }[]>`
-      SELECT greatest(0, ceil(extract(epoch FROM min(expires_at) - now()) * 1000))::float8 AS wait_ms
+      SELECT ceil(extract(epoch FROM min(expires_at) - now()) * 1000)::float8 AS wait_ms
       FROM confirmations WHERE status = 'pending' AND resumed_at IS NULL`;
-    if (next?.wait_ms !== null && next?.wait_ms !== undefined) this.task.runIn(next.wait_ms + 1);
+    if (typeof next?.wait_ms === 'number') this.task.runIn(Math.max(0, next.wait_ms) + 1);
     return resumed === 0 && closed === 0;
   }
 

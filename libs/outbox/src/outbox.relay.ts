@@ -158,7 +158,9 @@ export class OutboxRelay {
     this.results = new ResultRouter(settings.resultTopics ?? {});
     this.pollDelay = settings.pollMs;
     this.pool = handlePoolErrors(
-      new Pool({ connectionString: databaseUrl, max: 1, idle_in_transaction_session_timeout: settings.leaseMs }),
+      // min 1: the one connection (and its prepared statements) stays open through an idle
+      // poll period longer than pg-pool's 10 s idle timeout (ADR 0059).
+      new Pool({ connectionString: databaseUrl, max: 1, min: 1, idle_in_transaction_session_timeout: settings.leaseMs }),
       'relay',
       (m) => this.log.warn(m),
     );

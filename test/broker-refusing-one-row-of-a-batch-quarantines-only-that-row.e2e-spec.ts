@@ -38,7 +38,7 @@ describe('the broker refusing one row of a batch as too large', () => {
     await db.connect();
     const publisher = new KafkaPublisher(createKafka({ brokers: stack.env.brokers, clientId: 'refusedrow-relay' }));
     // Limits far above the broker's 1 MB: the first send holds every row, the big one included.
-    const settings = { enabled: true, batchSize: 500, pollMs: 50, leaseMs: 30_000, retentionMs: 3_600_000, pruneBatch: 100, pruneIntervalMs: 3_600_000, maxBatchBytes: 8 << 20, maxMessageBytes: 8 << 20 };
+    const settings = { enabled: true, batchSize: 500, pollMs: 50, idlePollMaxMs: 50, leaseMs: 30_000, retentionMs: 3_600_000, pruneBatch: 100, pruneIntervalMs: 3_600_000, maxBatchBytes: 8 << 20, maxMessageBytes: 8 << 20 };
     const relay = new OutboxRelay(stack.env.databaseUrl, publisher, settings);
     try {
       await db.query(

@@ -27,7 +27,7 @@ interface IdleCounts {
 describe('an idle Kafka client arms no request-queue timers', () => {
   let prefix: string;
   let dir: string;
-  const probe = async (mode: 'kafkajs' | 'client', from: string): Promise<IdleCounts> => {
+  const probe = async (mode: 'kafkajs' | 'apps' | 'client', from: string): Promise<IdleCounts> => {
     const env = { PATH: process.env.PATH, KAFKAJS_NO_PARTITIONER_WARNING: '1' };
     const { stdout } = await run(process.execPath, [PROBE, mode, from, brokers()[0], prefix], { env });
     return JSON.parse(stdout.trim().split('\n').pop()!) as IdleCounts;
@@ -44,9 +44,17 @@ describe('an idle Kafka client arms no request-queue timers', () => {
     const counts = await probe('kafkajs', ROOT);
     expect(counts.armedByRequestQueue).toBe(0);
     expect(counts.received).toBeGreaterThanOrEqual(2); // at least once: a rejoin may deliver one again
-    // What is left is kafkajs's request-timeout check (every 100 ms per connection), heartbeats
-    // and fetch replies: tens of wake-ups, against thousands with the loop.
+    // What is left is kafkajs's request-timeout check (every 100 ms per connection): tens of
+    // wake-ups, against thousands with the loop.
     expect(counts.wakeUps).toBeLessThan(counts.idleMs / 10);
+  });
+
+  it('the same kafkajs as the apps run it (@arvis/kafka loaded): no request-timeout interval either (ADR 0059)', async () => {
+    const counts = await probe('apps', ROOT);
+    expect(counts.armedByRequestQueue).toBe(0);
+    expect(counts.received).toBeGreaterThanOrEqual(2);
+    // The probe's own sleep, and at most a request-timeout check at a fetch's stale deadline.
+    expect(counts.wakeUps).toBeLessThanOrEqual(3);
   });
 
   it('the packed @arvis/decision-client on kafkajs 2.2.4 from the registry: a DecisionClient and a JournalWatcher idle for 3 s', async () => {
@@ -62,6 +70,7 @@ describe('an idle Kafka client arms no request-queue timers', () => {
     const counts = await probe('client', dir);
     expect(counts.armedByRequestQueue).toBe(0);
     expect(counts.received).toBeGreaterThanOrEqual(2);
-    expect(counts.wakeUps).toBeLessThan(counts.idleMs / 10);
+    // No request-timeout interval (ADR 0059): the probe's own sleep, and at most a check at a stale deadline.
+    expect(counts.wakeUps).toBeLessThanOrEqual(3);
   });
 });

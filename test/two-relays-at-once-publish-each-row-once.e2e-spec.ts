@@ -31,7 +31,7 @@ describe('two relays draining one outbox at once', () => {
       await db.end();
     }
 
-    const settings = { enabled: true, batchSize: 100, pollMs: 50, leaseMs: 30_000, retentionMs: 3_600_000, pruneBatch: 100, pruneIntervalMs: 3_600_000, maxBatchBytes: 512 * 1024, maxMessageBytes: 768 * 1024 };
+    const settings = { enabled: true, batchSize: 100, pollMs: 50, idlePollMaxMs: 50, leaseMs: 30_000, retentionMs: 3_600_000, pruneBatch: 100, pruneIntervalMs: 3_600_000, maxBatchBytes: 512 * 1024, maxMessageBytes: 768 * 1024 };
     const publishers = ['a', 'b'].map((n) => new KafkaPublisher(createKafka({ brokers: stack.env.brokers, clientId: `relaylock-${n}` })));
     const relays = publishers.map((p) => new OutboxRelay(stack.env.databaseUrl, p, settings));
     await Promise.all(relays.map((r) => r.start()));
@@ -75,7 +75,7 @@ describe('two relays draining one outbox at once', () => {
   // than opening a transaction per commit only to find the lock taken again.
   it('a relay that found the other publishing stands by until its next poll instead of trying at every commit', async () => {
     const topic = topicsFor(stack.env.topicPrefix).journal;
-    const settings = { enabled: true, batchSize: 100, pollMs: 60_000, leaseMs: 30_000, retentionMs: 3_600_000, pruneBatch: 100, pruneIntervalMs: 3_600_000, maxBatchBytes: 512 * 1024, maxMessageBytes: 768 * 1024 };
+    const settings = { enabled: true, batchSize: 100, pollMs: 60_000, idlePollMaxMs: 60_000, leaseMs: 30_000, retentionMs: 3_600_000, pruneBatch: 100, pruneIntervalMs: 3_600_000, maxBatchBytes: 512 * 1024, maxMessageBytes: 768 * 1024 };
     const publishers = ['c', 'd'].map((n) => new KafkaPublisher(createKafka({ brokers: stack.env.brokers, clientId: `relaylock-${n}` })));
     const [active, second] = publishers.map((p) => new OutboxRelay(stack.env.databaseUrl, p, settings));
     const db = new Client({ connectionString: stack.env.databaseUrl });

@@ -14,7 +14,7 @@ import { prepareCommit } from './compare';
 import { parseOptions, USAGE, type BenchOptions } from './options';
 import { chartSeries, renderMarkdown } from './report';
 import type { Baselines, BenchResults, VariantResult } from './results';
-import { measureStep, type Step, type StepContext } from './run';
+import { measureIdleOnly, measureStep, type Step, type StepContext } from './run';
 import { measureScale } from './scale';
 import { variantEnv, type Variant } from './services';
 import { sameCounts, saturationPoint } from './stats';
@@ -66,6 +66,20 @@ async function variants(o: BenchOptions, env: BenchEnv): Promise<Variant[]> {
   if (!o.compare) return [current];
   const passed = (['JAVA_HOME', 'NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'] as const).flatMap((k) => (env[k] ? [[k, env[k]] as const] : []));
   return [current, await prepareCommit(ROOT, o.compare, say, { PATH: env.PATH, HOME: env.HOME, ...Object.fromEntries(passed) })];
+}
+
+/** --idle-only: each build's idle phase alone, in the build order. */
+async function measureIdleOnlyAll(o: BenchOptions, ctx: StepContext, builds: { v: Variant; env: Record<string, string> }[]): Promise<VariantResult[]> {
+  const order = o.bFirst ? [...builds.keys()].reverse() : [...builds.keys()];
+  const results: VariantResult[] = builds.map(({ v }) => ({ label: v.label, commit: v.commit, steps: [], peakRssMb: {}, saturation: null, duplicatesOnJournalTopic: 0 }));
+  for (const bi of order) {
+    const { v, env } = builds[bi];
+    say(`idle only (${v.label})`);
+    const idle = await measureIdleOnly(ctx, v, env, bi, o.idleSeconds);
+    results[bi].idle = idle;
+    say(`  ${v.label}: idle ${JSON.stringify(idle.roles)}; one decision after the window: ${idle.afterIdleMs ?? 'no final entry within 60 s'} ms`);
+  }
+  return results;
 }
 
 /** Runs every step for every build, alternating builds within a step. */
@@ -140,19 +154,20 @@ async function main(argv: string[]): Promise<void> {
   const loadAverageAtStart = loadavg();
   const notes = [`Load average ${loadAverageAtStart.map((l) => l.toFixed(2)).join(' ')} at start: figures from a busy machine are not comparable with a quiet one's.`];
   if ('error' in jmx) notes.push(`Broker requests not counted: ${jmx.error}`);
-  const baselineFigures = await baselines(o, env, brokers);
+  if (o.idleOnly) notes.push('--idle-only: no steps, no baselines, no broker warm-up; the idle phase follows the 200 warm-up decisions.');
+  const baselineFigures = o.idleOnly ? {} : await baselines(o, env, brokers);
   if (o.bFirst && builds.length > 1) notes.push('B was measured before A in every step (--b-first).');
-  const variantResults = await measure(o, ctx, builds, notes);
+  const variantResults = o.idleOnly ? await measureIdleOnlyAll(o, ctx, builds) : await measure(o, ctx, builds, notes);
   // The scale phase measures the working tree's build only.
-  const scale = o.scale.length > 0 ? await measureScale(ctx, builds[0].v, builds[0].env, o.scale) : undefined;
+  const scale = o.scale.length > 0 && !o.idleOnly ? await measureScale(ctx, builds[0].v, builds[0].env, o.scale) : undefined;
   const finished = new Date();
-  const { stepSeconds, p99BoundMs, baselineSeconds, decisions, sweep, compare, load, idleSeconds, brokerWarmup } = o;
+  const { stepSeconds, p99BoundMs, baselineSeconds, decisions, sweep, compare, load, idleSeconds, idleOnly, brokerWarmup } = o;
   write(dir, {
     startedAt: started.toISOString(),
     finishedAt: finished.toISOString(),
     durationS: Math.round((finished.getTime() - started.getTime()) / 1000),
     machine: { cpus: cpus().length, loadAverageAtStart },
-    options: { decisions, brokerWarmup, sweep, stepSeconds, p99BoundMs, baselineSeconds, load, idleSeconds, ...(scale ? { scale: o.scale } : {}), ...(compare ? { compare } : {}) },
+    options: { decisions, brokerWarmup, sweep, stepSeconds, p99BoundMs, baselineSeconds, load, idleSeconds, ...(idleOnly ? { idleOnly } : {}), ...(scale ? { scale: o.scale } : {}), ...(compare ? { compare } : {}) },
     notes,
     variants: variantResults,
     baselines: baselineFigures,

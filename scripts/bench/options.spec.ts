@@ -2,7 +2,7 @@ import { parseOptions } from './options';
 
 describe('bench options', () => {
   it('has the documented defaults', () => {
-    expect(parseOptions([])).toEqual({ decisions: 20000, brokerWarmup: 5000, sweep: [50, 200, 500, 1000], stepSeconds: 20, p99BoundMs: 1000, baselines: true, baselineSeconds: 10, load: 'realistic', idleSeconds: 20, scale: [], cpuProf: false, bFirst: false, help: false });
+    expect(parseOptions([])).toEqual({ decisions: 20000, brokerWarmup: 5000, sweep: [50, 200, 500, 1000], stepSeconds: 20, p99BoundMs: 1000, baselines: true, baselineSeconds: 10, load: 'realistic', idleSeconds: 20, idleOnly: false, scale: [], cpuProf: false, bFirst: false, help: false });
   });
 
   it('reads a short run and a comparison', () => {
@@ -14,6 +14,10 @@ describe('bench options', () => {
     expect(parseOptions(['--compare', 'HEAD~1', '--b-first'])).toMatchObject({ compare: 'HEAD~1', bFirst: true });
   });
 
+  it('runs the idle phase alone with --idle-only, which needs a window of at least a second', () => {
+    expect(parseOptions(['--idle-only', '--idle-seconds', '60'])).toMatchObject({ idleOnly: true, idleSeconds: 60 });
+    expect(() => parseOptions(['--idle-only', '--idle-seconds', '0'])).toThrow(/--idle-seconds/);
+  });
   it('chooses the load and the idle phase, 0 skipping it', () => {
     expect(parseOptions(['--load', 'uniform', '--idle-seconds', '0'])).toMatchObject({ load: 'uniform', idleSeconds: 0 });
     expect(() => parseOptions(['--load', 'heavy'])).toThrow(/--load must be realistic or uniform/);

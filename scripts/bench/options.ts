@@ -17,6 +17,8 @@ export interface BenchOptions {
   load: LoadKind;
   /** Seconds of the idle phase after the first step (0 skips it). */
   idleSeconds: number;
+  /** Only the idle phase: the apps started and warmed up, then idle for idleSeconds, then one decision timed (no steps, baselines or broker warm-up). */
+  idleOnly: boolean;
   /** Process counts of the scale phase (relays, then journal appenders), ascending; empty: no scale phase. */
   scale: number[];
   /** A commit to measure beside the working tree's build, alternately. */
@@ -43,6 +45,9 @@ export const USAGE = `usage: npm run bench -- [options]
                          20% mail.send, 5% refused by policy; uniform: the old load (notes.append, one token)
   --idle-seconds S       idle phase after the first step: CPU and wake-ups of each app and the broker with
                          no load, for S seconds (default 20; 0 skips it)
+  --idle-only            only the idle phase, cheap to rerun: per build, fresh store, apps started, the
+                         warm-up, --idle-seconds S idle, then one decision timed end to end (no steps,
+                         no baselines, no broker warm-up)
   --scale N1,N2,...      also run the scale phase: outbox relay publish rate with N relay processes and
                          journal append rate with N appender processes, for each N (default off; e.g. 1,2,4)
   --compare COMMIT       also build COMMIT (in .data/bench/<sha>) and measure it alternately with the working tree
@@ -83,6 +88,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'no-baselines': { type: 'boolean', default: false },
       load: { type: 'string' },
       'idle-seconds': { type: 'string' },
+      'idle-only': { type: 'boolean', default: false },
       scale: { type: 'string' },
       compare: { type: 'string' },
       'b-first': { type: 'boolean', default: false },
@@ -95,6 +101,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   const scale = list('scale', values.scale ?? '', 1, 16);
   if (values.scale !== undefined && scale.length === 0) throw new Error('--scale needs at least one process count');
   const load = values.load ?? 'realistic';
+  const idleOnly = values['idle-only'] === true;
   if (load !== 'realistic' && load !== 'uniform') throw new Error(`--load must be realistic or uniform (got ${load})`);
   return {
     decisions: int('decisions', values.decisions, 20_000, 0, 10_000_000),
@@ -106,7 +113,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     baselines: values['no-baselines'] !== true,
     baselineSeconds: int('baseline-seconds', values['baseline-seconds'], 10, 1, 3600),
     load,
-    idleSeconds: int('idle-seconds', values['idle-seconds'], 20, 0, 3600),
+    idleSeconds: int('idle-seconds', values['idle-seconds'], 20, idleOnly ? 1 : 0, 3600),
+    idleOnly,
     ...(values.compare ? { compare: values.compare } : {}),
     ...(values.out ? { out: values.out } : {}),
     cpuProf: values['cpu-prof'] === true,

@@ -89,6 +89,13 @@ describe('bench report', () => {
     expect(idleLines([{ ...variant('A', 1), idle: undefined }])).toEqual([]);
   });
 
+  it('renders an --idle-only run as the idle table with the decision timed after the window, no steps', () => {
+    const idleOnly = { ...variant('A', 1), steps: [], idle: { ...variant('A', 1).idle!, afterIdleMs: 42 } };
+    const md = renderMarkdown({ ...results([idleOnly]), options: { ...results([]).options, idleOnly: true } });
+    expect(md).toContain('| A | 20 | 0.40 | 55.0 | 0.30 | 40.0 | – | – | 42 |');
+    expect(md).not.toContain('## Steps');
+  });
+
   it('charts the sweep steps only', () => {
     expect(chartSeries(results([variant('A', 1)]))[0].points.map((p) => p.offered)).toEqual([50, 200]);
   });

@@ -119,12 +119,17 @@ function comparisonTable(a: VariantResult, b: VariantResult): string[] {
 export function idleLines(variants: VariantResult[]): string[] {
   const measured = variants.filter((v) => v.idle);
   if (measured.length === 0) return [];
-  const head = ['build', 'seconds', ...IDLE_ROLES.flatMap((r) => [`${r} CPU % of a core`, `${r} wake-ups/s`])];
-  const rows = measured.map((v) => row([v.label, v.idle!.seconds, ...IDLE_ROLES.flatMap((r) => [fmt(v.idle!.roles[r]?.cpuPercentOfCore, 2), fmt(v.idle!.roles[r]?.wakeupsPerS, 1)])]));
+  const timed = measured.some((v) => v.idle!.afterIdleMs !== undefined);
+  const head = ['build', 'seconds', ...IDLE_ROLES.flatMap((r) => [`${r} CPU % of a core`, `${r} wake-ups/s`]), ...(timed ? ['one decision after, ms'] : [])];
+  const rows = measured.map((v) =>
+    row([v.label, v.idle!.seconds, ...IDLE_ROLES.flatMap((r) => [fmt(v.idle!.roles[r]?.cpuPercentOfCore, 2), fmt(v.idle!.roles[r]?.wakeupsPerS, 1)]), ...(timed ? [fmt(v.idle!.afterIdleMs)] : [])]),
+  );
   return [
     '## Idle',
     '',
-    `After the first step's window and ${IDLE_SETTLE_S} s of settling, with the bench's own producer and consumer closed: utime+stime of each process (all threads) over the window as a share of one core, and its threads' voluntary plus involuntary context switches per second.`,
+    timed
+      ? `After the warm-up and ${IDLE_SETTLE_S} s of settling, with the bench's own consumer closed (--idle-only): utime+stime of each process (all threads) over the window as a share of one core, and its threads' voluntary plus involuntary context switches per second; then one decision sent and timed to its final entry.`
+      : `After the first step's window and ${IDLE_SETTLE_S} s of settling, with the bench's own producer and consumer closed: utime+stime of each process (all threads) over the window as a share of one core, and its threads' voluntary plus involuntary context switches per second.`,
     '',
     row(head),
     row(head.map(() => '---')),
@@ -188,6 +193,7 @@ export function scaleLines(s: ScaleResults): string[] {
 
 export function renderMarkdown(r: BenchResults): string {
   const o = r.options;
+  if (o.idleOnly) return idleOnlyMarkdown(r);
   const lines = [
     `# Benchmark ${r.startedAt}`,
     '',
@@ -227,6 +233,13 @@ export function renderMarkdown(r: BenchResults): string {
   if (r.scale) lines.push(...scaleLines(r.scale));
   lines.push('![latency against offered load](latency.svg)', '');
   return lines.join('\n');
+}
+
+/** --idle-only: no steps, summary or baselines to show. */
+function idleOnlyMarkdown(r: BenchResults): string {
+  const head = [`# Benchmark ${r.startedAt}, idle only`, '', `${r.machine.cpus} CPUs, load average at start ${r.machine.loadAverageAtStart.map((l) => l.toFixed(2)).join(' ')}; ${fmt(r.durationS)} s in all.`];
+  const builds = r.variants.map((v) => `- ${v.label}: ${v.commit.slice(0, 12)}`);
+  return [...head, ...r.notes.map((n) => `> ${n}`), '', ...builds, '', ...idleLines(r.variants)].join('\n');
 }
 
 export function chartSeries(r: BenchResults): ChartSeries[] {

@@ -34,6 +34,8 @@ export interface IdleResult {
   seconds: number;
   /** By role; null when a process could not be read at both ends. */
   roles: Record<string, IdleFigures | null>;
+  /** --idle-only: one decision sent after the window, ms to its final entry (null: none within 60 s). */
+  afterIdleMs?: number | null;
 }
 
 export interface VariantResult {
@@ -100,7 +102,7 @@ export interface BenchResults {
   finishedAt: string;
   durationS: number;
   machine: { cpus: number; loadAverageAtStart: number[] };
-  options: { decisions: number; brokerWarmup?: number; sweep: number[]; stepSeconds: number; p99BoundMs: number; baselineSeconds: number; load?: string; idleSeconds?: number; scale?: number[]; compare?: string };
+  options: { decisions: number; brokerWarmup?: number; sweep: number[]; stepSeconds: number; p99BoundMs: number; baselineSeconds: number; load?: string; idleSeconds?: number; idleOnly?: boolean; scale?: number[]; compare?: string };
   notes: string[];
   variants: VariantResult[];
   baselines: Baselines;

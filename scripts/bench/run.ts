@@ -84,6 +84,59 @@ async function idlePhase(roles: { name: string; pid: number }[], seconds: number
   return { seconds, roles: Object.fromEntries(roles.map((r, i) => [r.name, idleFigures(a[i], b[i])])) };
 }
 
+/**
+ * --idle-only: fresh store, both apps started and warmed up, the bench's journal consumer closed,
+ * the idle window; then one decision sent and timed to its final entry, which shows whether an
+ * app that idled long still takes up work promptly (ADR 0059). The bench's producer stays
+ * connected through the window (it sends nothing and has no heartbeat), so the timed decision
+ * does not carry a connection set-up.
+ */
+export async function measureIdleOnly(ctx: StepContext, v: Variant, baseEnv: Record<string, string>, index: number, idleSeconds: number): Promise<IdleResult> {
+  const prefix = `bench-${Date.now().toString(36)}-idle${index}.`;
+  const env: Record<string, string> = { ...baseEnv, ARVIS_TOPIC_PREFIX: prefix };
+  await freshStore(v, env);
+  if (ctx.load === 'realistic') await grantBenchGates(env.DATABASE_URL);
+  const apps = await startApps(v, env, ctx.basePort, ctx.logDir, ctx.cpuProf ? join(ctx.logDir, 'profiles', `idle-${index}`) : undefined);
+  const client = new DecisionClient(ctx.brokers, topicsFor(prefix), 'arvis-bench');
+  try {
+    const make = await decisionMaker({ issuer: env.DEMO_ISSUER, privateKeyPem: env.DEMO_ISSUER_KEY }, ctx.load);
+    await withProbe(ctx, prefix, async (probe) => {
+      const warm = await sendAtOnce(client, probe, make, 'warm', WARMUP_DECISIONS);
+      if ((await probe.waitAll(warm.ids, 120_000)) > 0) throw new Error(`${v.label}: the warm-up decisions did not all complete; see ${ctx.logDir}`);
+    });
+    const idle = await idlePhase(
+      [
+        { name: 'authorizer', pid: apps.pids.authorizer },
+        { name: 'dispatcher', pid: apps.pids.dispatcher },
+        { name: 'broker', pid: ctx.brokerPid },
+      ],
+      idleSeconds,
+      ctx.say,
+    );
+    // The probe subscribes before the send: its own start is not part of the decision's time.
+    idle.afterIdleMs = await withProbe(ctx, prefix, async (probe) => {
+      const one = await sendAtOnce(client, probe, make, 'after-idle', 1);
+      if ((await probe.waitAll(one.ids, 60_000)) > 0) return null;
+      return Math.round(probe.measure(one.ids).latencies[0]);
+    });
+    return idle;
+  } finally {
+    await client.close().catch(() => undefined);
+    await apps.stop();
+    await deleteTopics(ctx.brokers, prefix).catch(() => undefined);
+  }
+}
+
+async function withProbe<T>(ctx: StepContext, prefix: string, use: (probe: LatencyProbe) => Promise<T>): Promise<T> {
+  const probe = new LatencyProbe(ctx.brokers, topicsFor(prefix));
+  try {
+    await probe.start();
+    return await use(probe);
+  } finally {
+    await probe.stop().catch(() => undefined);
+  }
+}
+
 export async function deleteTopics(brokers: string[], prefix: string): Promise<void> {
   const admin = new Kafka({ brokers, clientId: 'arvis-bench-cleanup', logLevel: logLevel.NOTHING }).admin();
   await admin.connect();

@@ -1,7 +1,7 @@
 // Run as a child process by idle-kafka-client-arms-no-timers.e2e-spec.ts: connects a Kafka client
 // (kafkajs itself, or the packed @arvis/decision-client), proves a message goes through, stays idle
 // for IDLE_MS while counting timers, proves a message still goes through, and prints the counts.
-// Usage: node idle-timer-probe.cjs kafkajs|client <folder to resolve packages from> <broker> <topic prefix>
+// Usage: node idle-timer-probe.cjs kafkajs|apps|client <folder to resolve packages from> <broker> <topic prefix>
 const { createHook } = require('node:async_hooks');
 const { createRequire } = require('node:module');
 const { join } = require('node:path');
@@ -86,6 +86,8 @@ function countTimers() {
 
 (async () => {
   const probe = countTimers();
+  // 'apps': kafkajs as the apps run it, with @arvis/kafka loaded first (its load-time fix, ADR 0059).
+  if (mode === 'apps') load('./dist/libs/kafka/src/index.js');
   const pair = mode === 'client' ? await clientPair() : await kafkajsPair();
   await pair.send(1);
   await waitUntil(() => pair.received() >= 1);

@@ -45,6 +45,11 @@ export const commonEnvShape = {
   RELAY_ENABLED: envBool(true),
   RELAY_BATCH_SIZE: envInt(500, 1, 10000),
   RELAY_POLL_MS: envInt(1000, 10),
+  /**
+   * The longest an idle background poll sleeps where a wake-up signal covers its work (ADR 0059):
+   * the relay's fallback poll behind NOTIFY, the journal checkpointer behind the relay's publishes.
+   */
+  IDLE_POLL_MAX_MS: envInt(30000, 100, 600000),
   RELAY_LEASE_MS: envInt(30000, 1000, 3_600_000),
   /** Published outbox rows are deleted after this long, in batches of RELAY_PRUNE_BATCH. */
   RELAY_RETENTION_MS: envInt(7 * 24 * 3600 * 1000, 0),
@@ -174,6 +179,8 @@ export interface RelaySettings {
   enabled: boolean;
   batchSize: number;
   pollMs: number;
+  /** The fallback poll's longest period while idle (IDLE_POLL_MAX_MS); never below pollMs. */
+  idlePollMaxMs: number;
   /** Longest a relay may hold the publishing lock with no statement running (a paused or hung relay loses it). */
   leaseMs: number;
   retentionMs: number;
@@ -274,6 +281,7 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
       enabled: env.RELAY_ENABLED,
       batchSize: env.RELAY_BATCH_SIZE,
       pollMs: env.RELAY_POLL_MS,
+      idlePollMaxMs: env.IDLE_POLL_MAX_MS,
       leaseMs: env.RELAY_LEASE_MS,
       retentionMs: env.RELAY_RETENTION_MS,
       pruneBatch: env.RELAY_PRUNE_BATCH,

@@ -57,9 +57,17 @@ export class JournalCheckpointer {
    * the checkpoints written, none when nothing is due or another process holds the lock.
    */
   async checkpointChainsDue(): Promise<JournalCheckpoint[]> {
+    return (await this.checkpointPass()).written;
+  }
+
+  /**
+   * checkpointChainsDue, also telling whether every chain's head was found signed: then nothing
+   * can come due before new entries are appended (ADR 0059: the periodic pass may slow down).
+   */
+  async checkpointPass(): Promise<{ written: JournalCheckpoint[]; allSigned: boolean }> {
     return this.db.tx(async (tx) => {
       const [lock] = await tx.$queryRaw<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(${CHECKPOINT_LOCK_KEY}::bigint) AS ok`;
-      if (!lock.ok) return [];
+      if (!lock.ok) return { written: [], allSigned: false };
       // Not locked FOR UPDATE: a head read here was committed with every entry it covers.
       const heads = await tx.$queryRaw<{ chain: string; last_seq: bigint; last_hash: string; signed_seq: bigint | null; age_ms: number | null; db_now: Date }[]>`
         SELECT h.chain, h.last_seq, h.last_hash, c.seq AS signed_seq, now() AS db_now,
@@ -70,14 +78,18 @@ export class JournalCheckpointer {
         ORDER BY h.shard`;
       if (heads.length === 0) throw new Error('journal_head rows missing: run the migrations');
       const written: JournalCheckpoint[] = [];
+      let allSigned = true;
       for (const head of heads) {
         const lastSeq = head.signed_seq === null ? 0n : BigInt(head.signed_seq);
         const headSeq = BigInt(head.last_seq);
         if (headSeq <= lastSeq) continue;
-        if (!checkpointDue(headSeq - lastSeq, head.age_ms ?? 0, this.policy)) continue;
+        if (!checkpointDue(headSeq - lastSeq, head.age_ms ?? 0, this.policy)) {
+          allSigned = false;
+          continue;
+        }
         written.push(await this.write(tx, { chain: head.chain, seq: headSeq, hash: head.last_hash, signedAt: head.db_now }));
       }
-      return written;
+      return { written, allSigned };
     });
   }
 

@@ -115,6 +115,19 @@ export class OutboxRelay {
   private readonly pool: Pool;
   private listener?: Client;
   private timer?: NodeJS.Timeout;
+  /**
+   * The fallback poll's current period: RELAY_POLL_MS, doubled after each period in which nothing
+   * needed it (no rows, no failure, no standby, the listener up) up to IDLE_POLL_MAX_MS, and back
+   * to RELAY_POLL_MS at once when something does (ADR 0059). NOTIFY is the wake-up; the poll only
+   * covers what NOTIFY cannot: a listener being reconnected, a batch to retry, a relay that died
+   * while we stood by.
+   */
+  private pollDelay: number;
+  private pollAt = 0;
+  /** Since the last poll: something the poll is there for happened (rows, a failure, a standby). */
+  private pollNeeded = false;
+  private readonly publishedListeners: (() => void)[] = [];
+  private readonly commitListeners: (() => void)[] = [];
   private pruneTimer?: NodeJS.Timeout;
   private running = false;
   private draining?: Promise<void>;
@@ -143,8 +156,11 @@ export class OutboxRelay {
     // its session, and with it the lock, after leaseMs; another relay then publishes the batch
     // again (ADR 0067). Set per connection, so it costs no statement.
     this.results = new ResultRouter(settings.resultTopics ?? {});
+    this.pollDelay = settings.pollMs;
     this.pool = handlePoolErrors(
-      new Pool({ connectionString: databaseUrl, max: 1, idle_in_transaction_session_timeout: settings.leaseMs }),
+      // min 1: the one connection (and its prepared statements) stays open through an idle
+      // poll period longer than pg-pool's 10 s idle timeout (ADR 0059).
+      new Pool({ connectionString: databaseUrl, max: 1, min: 1, idle_in_transaction_session_timeout: settings.leaseMs }),
       'relay',
       (m) => this.log.warn(m),
     );
@@ -163,14 +179,67 @@ export class OutboxRelay {
       await this.checkResultTopics();
       this.resultTopicsTimer = setInterval(() => void this.checkResultTopics(), RESULT_TOPICS_CHECK_MS);
     }
-    this.timer = setInterval(() => this.wake(true), this.settings.pollMs);
+    this.schedulePoll(this.settings.pollMs);
     this.pruneTimer = setInterval(() => void this.prune().catch((e: Error) => this.log.warn({ msg: 'prune failed', error: e.message })), this.settings.pruneIntervalMs);
     this.wake();
   }
 
+  private schedulePoll(delayMs: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.pollDelay = delayMs;
+    this.pollAt = Date.now() + delayMs;
+    this.timer = setTimeout(() => this.poll(), delayMs);
+  }
+
+  private poll(): void {
+    if (!this.running) return;
+    const quiet = !this.pollNeeded && this.listener !== undefined && !this.standingBy;
+    this.pollNeeded = false;
+    this.schedulePoll(quiet ? Math.min(this.pollDelay * 2, Math.max(this.settings.idlePollMaxMs, this.settings.pollMs)) : this.settings.pollMs);
+    this.wake(true);
+  }
+
+  /** Something the poll covers happened: back to RELAY_POLL_MS if the poll had slowed down. */
+  private needPoll(): void {
+    this.pollNeeded = true;
+    if (!this.running || this.pollDelay <= this.settings.pollMs) return;
+    // A poll due sooner than RELAY_POLL_MS stays; it then arms the next one at RELAY_POLL_MS.
+    if (this.pollAt > Date.now() + this.settings.pollMs) this.schedulePoll(this.settings.pollMs);
+    else this.pollDelay = this.settings.pollMs;
+  }
+
+  /** The fallback poll's current period (ADR 0059): RELAY_POLL_MS while it is needed, up to IDLE_POLL_MAX_MS idle. */
+  get pollPeriodMs(): number {
+    return this.pollDelay;
+  }
+
+  /**
+   * Called at each NOTIFY heard: a commit that wrote the outbox, in any process (every journal
+   * entry does), and once more each time the listener is (re)connected, for what was committed
+   * while it was not. The idle back-off of other pollers wakes on it (ADR 0059).
+   */
+  onOutboxCommit(listener: () => void): void {
+    this.commitListeners.push(listener);
+  }
+
+  /** The LISTEN connection is up: a commit now reaches onOutboxCommit's listeners. */
+  get listening(): boolean {
+    return this.running && this.listener !== undefined;
+  }
+
+  /** Called after each batch this relay published (the journal checkpointer wakes on it). */
+  onPublished(listener: () => void): void {
+    this.publishedListeners.push(listener);
+  }
+
   private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.databaseUrl });
-    client.on('notification', () => this.wake());
+    // TCP keepalive: a listener whose server vanished without a reset is found by the kernel,
+    // with no timer here; until then the bounded fallback poll covers it.
+    const client = new Client({ connectionString: this.databaseUrl, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
+    client.on('notification', () => {
+      this.wake();
+      for (const listener of this.commitListeners) listener();
+    });
     let lost = false;
     client.on('error', (e) => {
       if (lost) return;
@@ -178,6 +247,7 @@ export class OutboxRelay {
       // The poll keeps us going; reconnect the listener in the background.
       this.log.warn({ msg: 'LISTEN connection lost', error: e.message });
       if (this.listener === client) this.listener = undefined;
+      this.needPoll();
       this.relisten();
     });
     try {
@@ -191,6 +261,7 @@ export class OutboxRelay {
     this.listener = client;
     // Rows committed while we were not listening sent no NOTIFY we heard.
     this.wake();
+    for (const listener of this.commitListeners) listener();
   }
 
   /**
@@ -232,6 +303,7 @@ export class OutboxRelay {
     }
     this.draining = this.drain()
       .catch((e: Error) => {
+        this.needPoll();
         this.stats.failedBatches++;
         this.log.warn({ msg: 'relay batch failed, will retry', error: e.message });
       })
@@ -246,8 +318,10 @@ export class OutboxRelay {
 
   private async drain(): Promise<void> {
     while (this.running) {
-      const { more, skipped } = await this.publishBatch();
+      const { more, skipped, published, quarantined } = await this.publishBatch();
       if (skipped) this.standingBy = true;
+      if (skipped || more || published > 0 || quarantined > 0) this.needPoll();
+      if (published > 0) for (const listener of this.publishedListeners) listener();
       if (!more) return;
     }
   }
@@ -426,7 +500,7 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     this.running = false;
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     if (this.resultTopicsTimer) clearInterval(this.resultTopicsTimer);
     await this.draining;

@@ -29,9 +29,12 @@ export class Database implements SqlClient, OnApplicationShutdown {
   constructor(readonly settings: DatabaseSettings) {
     // Our own pool, so that its 'error' listener exists from the first connection and a dropped
     // connection is logged, never fatal. A connection not handed out within the transaction
-    // timeout fails like Prisma's maxWait did.
+    // timeout fails like Prisma's maxWait did. One connection is kept open while idle (min): the
+    // idle pollers now pass every 30 s (ADR 0059), past pg-pool's 10 s idle timeout, and would
+    // otherwise open a new session (and prepare its statements again) at each pass and at the
+    // first decision after a quiet spell.
     this.pool = handlePoolErrors(
-      new Pool({ connectionString: settings.url, max: settings.poolSize, connectionTimeoutMillis: settings.txTimeoutMs }),
+      new Pool({ connectionString: settings.url, max: settings.poolSize, min: 1, connectionTimeoutMillis: settings.txTimeoutMs }),
       'database',
       (m) => log.warn(m),
     );

@@ -30,3 +30,48 @@ describe('PeriodicTask.runIn', () => {
     expect(passes).toBe(0);
   });
 });
+
+// ADR 0059: an idle task covered by a wake-up signal slows down, and the signal brings it back.
+describe('PeriodicTask with an idle back-off', () => {
+  beforeEach(() => jest.useFakeTimers({ now: 1_700_000_000_000 }));
+  afterEach(() => jest.useRealTimers());
+
+  /** Passes at the fake clock's ms since start; `busy` decides each pass's outcome. */
+  function task(busy: () => boolean) {
+    const at: number[] = [];
+    const t0 = Date.now();
+    const t = new PeriodicTask('t', 1000, async () => (at.push(Date.now() - t0), !busy()), log, { maxMs: 8000, idle: (idle) => idle === true });
+    return { t, at };
+  }
+
+  it('doubles the period after each idle pass, up to its bound', async () => {
+    const { t, at } = task(() => false);
+    t.start();
+    await jest.advanceTimersByTimeAsync(40_000);
+    await t.stop();
+    expect(at).toEqual([1000, 3000, 7000, 15_000, 23_000, 31_000, 39_000]);
+  });
+
+  it('is back at its own period at a poke, and stays there while passes find work', async () => {
+    let work = false;
+    const { t, at } = task(() => work);
+    t.start();
+    await jest.advanceTimersByTimeAsync(15_000); // ticks at 1, 3, 7 and 15 s; the next due at 23 s
+    work = true;
+    t.poke();
+    await jest.advanceTimersByTimeAsync(3_000);
+    await t.stop();
+    expect(at).toEqual([1000, 3000, 7000, 15_000, 16_000, 17_000, 18_000]);
+  });
+
+  it('keeps a plain interval without a back-off', async () => {
+    const at: number[] = [];
+    const t0 = Date.now();
+    const t = new PeriodicTask('t', 1000, async () => void at.push(Date.now() - t0), log);
+    t.start();
+    t.poke();
+    await jest.advanceTimersByTimeAsync(3_000);
+    await t.stop();
+    expect(at).toEqual([1000, 2000, 3000]);
+  });
+});

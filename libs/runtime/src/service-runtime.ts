@@ -73,13 +73,36 @@ export class ServiceRuntime implements OnApplicationShutdown {
     }
     const checkpointer = new JournalCheckpointer(this.db, checkpoint, topics.journal);
     const pass = async () => {
-      for (const written of await checkpointer.checkpointChainsDue()) {
-        this.log.log({ msg: 'journal checkpoint signed', chain: written.chain, seq: String(written.seq), keyId: written.signature.keyId });
+      const { written, allSigned } = await checkpointer.checkpointPass();
+      for (const w of written) {
+        this.log.log({ msg: 'journal checkpoint signed', chain: w.chain, seq: String(w.seq), keyId: w.signature.keyId });
       }
+      return allSigned;
     };
-    // Polled more often than everyMs so the entry count triggers promptly; each idle pass is two small reads.
-    this.checkpoints = new PeriodicTask('journal checkpoint', Math.min(checkpoint.everyMs, 1000), pass, this.log);
+    // Polled more often than everyMs so the entry count triggers promptly; each idle pass is two
+    // small reads. With every head signed nothing comes due until entries are appended, and those
+    // are published by a relay: the pass then slows down (to IDLE_POLL_MAX_MS, never past
+    // everyMs) and this process's relay publishing brings it back (ADR 0059).
+    const idleMaxMs = Math.min(this.settings.relay.idlePollMaxMs, checkpoint.everyMs);
+    this.checkpoints = new PeriodicTask('journal checkpoint', Math.min(checkpoint.everyMs, 1000), pass, this.log, { maxMs: idleMaxMs, idle: (allSigned) => allSigned === true });
+    this.relay?.onPublished(() => this.checkpoints?.poke());
     this.checkpoints.start();
+  }
+
+  /**
+   * A wake-up for every commit that wrote the outbox anywhere (the relay's LISTEN/NOTIFY): a
+   * poller whose work is always committed with a journal entry may slow down while idle and wake
+   * on it (ADR 0059). Undefined without a relay in this process: no signal, no back-off.
+   */
+  get outboxCommits(): { on(listener: () => void): void; readonly heard: boolean } | undefined {
+    const relay = this.relay;
+    if (!relay) return undefined;
+    return {
+      on: (listener) => relay.onOutboxCommit(listener),
+      get heard() {
+        return relay.listening;
+      },
+    };
   }
 
   /** Depth and lag count only rows that will still be sent; quarantined rows are reported apart. */

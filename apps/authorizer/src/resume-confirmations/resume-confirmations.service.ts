@@ -3,7 +3,7 @@ import { commitment } from '@arvis/crypto';
 import { appendJournal, decisionRefusalEntry } from '@arvis/journal';
 import { ConfirmationStore } from '@arvis/lifecycle';
 import { Database } from '@arvis/persistence';
-import { JournalRollbackGuard, PeriodicTask } from '@arvis/runtime';
+import { JournalRollbackGuard, PeriodicTask, ServiceRuntime } from '@arvis/runtime';
 import type { Decision } from '../authorize-decision/authorization.types';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { DecisionPipeline } from '../decision-pipeline/decision-pipeline.service';
@@ -29,9 +29,20 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
     private readonly confirmations: ConfirmationStore,
     private readonly verifier: VerifyIdentityService,
     private readonly rollback: JournalRollbackGuard,
+    runtime: ServiceRuntime,
   ) {
-    // Not while the database is behind the journal topic (ADR 0055).
-    this.task = new PeriodicTask('confirmation', config.confirmations.pollMs, () => (this.rollback.open ? this.pass() : Promise.resolve()), this.log);
+    // A decision on a confirmation, and its parking, commit a journal entry: the relay's NOTIFY
+    // wakes the task, so it may slow down while idle; the next expiry is waited for by a timer
+    // (ADR 0059). Not while the database is behind the journal topic (ADR 0055).
+    const commits = runtime.outboxCommits;
+    this.task = new PeriodicTask(
+      'confirmation',
+      config.confirmations.pollMs,
+      () => (this.rollback.open ? this.pass() : Promise.resolve(false)),
+      this.log,
+      commits ? { maxMs: runtime.settings.relay.idlePollMaxMs, idle: (idle) => idle === true && commits.heard } : undefined,
+    );
+    commits?.on(() => this.task.poke());
   }
 
   onApplicationBootstrap(): void {
@@ -42,17 +53,25 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
     await this.task.stop();
   }
 
-  async pass(): Promise<void> {
-    await this.resumeApproved();
-    await this.closeDeniedAndExpired();
+  /** True when it found nothing to do (the idle back-off's judgement). */
+  async pass(): Promise<boolean> {
+    const resumed = await this.resumeApproved();
+    const closed = await this.closeDeniedAndExpired();
+    // The next pending confirmation's expiry, from the database's clock: a timer, not a poll.
+    // (NULL without one: greatest() would turn it into 0, a pass every millisecond.)
+    const [next] = await this.db.$queryRaw<{ wait_ms: number | null }[]>`
+      SELECT ceil(extract(epoch FROM min(expires_at) - now()) * 1000)::float8 AS wait_ms
+      FROM confirmations WHERE status = 'pending' AND resumed_at IS NULL`;
+    if (typeof next?.wait_ms === 'number') this.task.runIn(Math.max(0, next.wait_ms) + 1);
+    return resumed === 0 && closed === 0;
   }
 
-  private async resumeApproved(): Promise<void> {
+  private async resumeApproved(): Promise<number> {
     const approved = await this.db.$queryRaw<(InboxRow & { confirmation_id: string })[]>`
       SELECT c.confirmation_id, di.body, di.identity_sha256, di.identity_claims FROM confirmations c JOIN decision_inbox di ON di.decision_id = c.decision_id AND di.tenant = c.tenant
       WHERE c.status = 'approved' AND c.resumed_at IS NULL AND di.status = 'parked' AND di.body IS NOT NULL
       ORDER BY c.decided_at LIMIT 100`;
-    if (approved.length === 0) return;
+    if (approved.length === 0) return 0;
     // The parked decision, with its kept identity claims re-checked by policy and admission (ADR 0035).
     const candidates: Candidate[] = await Promise.all(
       approved.map(async (a) => {
@@ -77,13 +96,14 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
       },
     });
     if (resumed > 0) this.log.log({ msg: 'approved decisions resumed', count: resumed });
+    return approved.length;
   }
 
-  private async closeDeniedAndExpired(): Promise<void> {
-    await this.db.tx(async (tx) => {
+  private async closeDeniedAndExpired(): Promise<number> {
+    return this.db.tx(async (tx) => {
       // pending past its request TTL -> expired; denied -> closed. Each row is claimed once.
       const closing = await this.confirmations.expireAndCloseDenied(tx);
-      if (closing.length === 0) return;
+      if (closing.length === 0) return 0;
       const moved = await tx.$executeRaw`
         UPDATE decision_inbox SET status = 'refused'
         WHERE (decision_id, tenant) IN (SELECT * FROM unnest(${closing.map((c) => c.decisionId)}::text[], ${closing.map((c) => c.tenant)}::text[])) AND status = 'parked'`;
@@ -102,6 +122,7 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
         this.config.topics.journal,
       );
       this.log.log({ msg: 'denied or expired confirmations closed', count: closing.length });
+      return closing.length;
     });
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { commitment } from '@arvis/crypto';
 import { Database, type Tx } from '@arvis/persistence';
-import { JournalRollbackGuard, PeriodicTask } from '@arvis/runtime';
+import { JournalRollbackGuard, PeriodicTask, ServiceRuntime } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { DecisionPipeline } from '../decision-pipeline/decision-pipeline.service';
 import { keptIdentity } from '../decision-pipeline/kept-identity';
@@ -38,9 +38,20 @@ export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDes
     private readonly pipeline: DecisionPipeline,
     private readonly verifier: VerifyIdentityService,
     private readonly rollback: JournalRollbackGuard,
+    runtime: ServiceRuntime,
   ) {
+    // A retry row is written with the failed result's journal entry: the relay's NOTIFY wakes the
+    // task, so it may slow down while idle; a row's not-before is waited for by a timer (ADR 0059).
     // Not while the database is behind the journal topic (ADR 0055).
-    this.task = new PeriodicTask('retry submission', config.retryPollMs, () => (this.rollback.open ? this.pass() : Promise.resolve()), this.log);
+    const commits = runtime.outboxCommits;
+    this.task = new PeriodicTask(
+      'retry submission',
+      config.retryPollMs,
+      () => (this.rollback.open ? this.pass() : Promise.resolve(-1)),
+      this.log,
+      commits ? { maxMs: runtime.settings.relay.idlePollMaxMs, idle: (n) => n === 0 && commits.heard } : undefined,
+    );
+    commits?.on(() => this.task.poke());
   }
 
   onApplicationBootstrap(): void {
@@ -61,7 +72,7 @@ export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDes
       WHERE r.status = 'pending' ORDER BY r.not_before, r.created_at LIMIT 100`;
     const pending = rows.filter((r) => r.wait_ms === 0);
     const next = rows.find((r) => r.wait_ms > 0);
-    if (next && next.wait_ms < this.config.retryPollMs) this.task.runIn(next.wait_ms);
+    if (next) this.task.runIn(next.wait_ms);
     if (pending.length === 0) return 0;
     // The row's tenant, the parent's: what the retry's id is unique within (ADR 0061).
     const tenantOfRow = new WeakMap<Candidate, string>();

@@ -15,8 +15,7 @@ import { createHash } from 'node:crypto';
 import { connect as netConnect, isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { Kafka, logLevel, Partitioners, type Consumer, type ISocketFactory, type KafkaConfig, type Producer } from 'kafkajs';
-import { fixLoadedKafkajs } from './kafkajs-idle-timer-fix';
-import { fixLoadedKafkajsRequestTimeouts } from './kafkajs-request-timeout-fix';
+import { fixLoadedKafkajs, fixLoadedKafkajsRequestTimeouts } from '@arvis/kafkajs-fixes';
 
 // Before any connection exists: kafkajs 2.2.4 from the registry runs a 1 ms timer loop on every
 // connection, idle or not (ADR 0045 in the repository), and a 100 ms request-timeout interval on

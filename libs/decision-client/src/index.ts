@@ -12,6 +12,6 @@ export {
 } from './decision-client';
 export { awaitResult, fetchResult, isSendersFinal, ResultApiError, ResultWatcher, type ResultAnswer, type ResultWatcherOptions } from './result-watcher';
 export { prefixedTopics } from './topics';
-export { fixLoadedKafkajsRequestTimeouts, type RequestTimeoutFixOutcome } from './kafkajs-request-timeout-fix';
+export { fixLoadedKafkajsRequestTimeouts, type RequestTimeoutFixOutcome } from '@arvis/kafkajs-fixes';
 // The contract a producer needs, re-exported so the published package carries it (bundled in its build).
 export { ActionDecisionSchema, DEFAULT_TOPICS, SPEC_VERSION, type DlqRecord, type JournalEntry, type Topics } from '@arvis/contracts';

@@ -2,7 +2,7 @@ import { connect as netConnect, isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { Kafka, logLevel, Partitioners, type Consumer, type IHeaders, type ISocketFactory, type Producer, type ProducerConfig } from 'kafkajs';
 import type { KafkaSecurity, KafkaSettings } from '@arvis/config';
-import { fixLoadedKafkajsRequestTimeouts } from '@arvis/decision-client';
+import { fixLoadedKafkajsRequestTimeouts } from '@arvis/kafkajs-fixes';
 
 // Before any connection exists: kafkajs 2.2.4 checks each connection for request timeouts every
 // 100 ms, idle or not; this arms that check only while requests are in flight (ADR 0059).

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Client, Pool, type PoolClient } from 'pg';
 import type { RelaySettings } from '@arvis/config';
 import { sendRefusalOf, type KafkaPublisher, type OutboundMessage, type SendRefusal } from '@arvis/kafka';
-import { handlePoolErrors, preparedQuery, untilDatabaseAnswers } from '@arvis/persistence';
+import { handlePoolErrors, preparedQuery, SERVICE_SESSION_OPTIONS, untilDatabaseAnswers } from '@arvis/persistence';
 import { endSpan, SpanKind, Tracing, withTraceHeaders, type Span, type TraceCarrier } from '@arvis/tracing';
 import { planBatch, type CandidateRow } from './plan-batch';
 import { NO_RELAY_HOOKS, type RelayHooks } from './relay-hooks';
@@ -159,8 +159,10 @@ export class OutboxRelay {
     this.pollDelay = settings.pollMs;
     this.pool = handlePoolErrors(
       // min 1: the one connection (and its prepared statements) stays open through an idle
-      // poll period longer than pg-pool's 10 s idle timeout (ADR 0059).
-      new Pool({ connectionString: databaseUrl, max: 1, min: 1, idle_in_transaction_session_timeout: settings.leaseMs }),
+      // poll period longer than pg-pool's 10 s idle timeout (ADR 0059). The outbox is a queue, empty
+      // whenever its batch read is likely to be planned: sequential scans off (ADR 0082) keep that
+      // read on the primary key's order however long the backlog grows.
+      new Pool({ connectionString: databaseUrl, max: 1, min: 1, idle_in_transaction_session_timeout: settings.leaseMs, options: SERVICE_SESSION_OPTIONS }),
       'relay',
       (m) => this.log.warn(m),
     );

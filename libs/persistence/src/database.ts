@@ -3,6 +3,7 @@ import { Pool } from 'pg';
 import type { DatabaseSettings } from '@arvis/config';
 import type { PrismaClient } from './generated/prisma/client';
 import { handlePoolErrors } from './pg-errors';
+import { SERVICE_SESSION_OPTIONS } from './session-options';
 import { inPgTransaction, pgStatements, type SqlClient } from './pg-transaction';
 
 const log = new Logger('Database');
@@ -32,9 +33,9 @@ export class Database implements SqlClient, OnApplicationShutdown {
     // timeout fails like Prisma's maxWait did. One connection is kept open while idle (min): the
     // idle pollers now pass every 30 s (ADR 0059), past pg-pool's 10 s idle timeout, and would
     // otherwise open a new session (and prepare its statements again) at each pass and at the
-    // first decision after a quiet spell.
+    // first decision after a quiet spell. Sessions plan with sequential scans off (ADR 0082).
     this.pool = handlePoolErrors(
-      new Pool({ connectionString: settings.url, max: settings.poolSize, min: 1, connectionTimeoutMillis: settings.txTimeoutMs }),
+      new Pool({ connectionString: settings.url, max: settings.poolSize, min: 1, connectionTimeoutMillis: settings.txTimeoutMs, options: SERVICE_SESSION_OPTIONS }),
       'database',
       (m) => log.warn(m),
     );

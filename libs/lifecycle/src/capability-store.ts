@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ReasonCode } from '@arvis/contracts';
-import { insertRows, type ColumnMap, type Tx } from '@arvis/persistence';
+import { insertRows, rowsPart, type ColumnMap, type InsertPart, type Tx } from '@arvis/persistence';
 import { ConfirmationStore } from './confirmation-store';
 import { expectMoved, type Sql } from './sql';
 
@@ -47,6 +47,11 @@ export class CapabilityStore {
   /** New capabilities, state minted, in one statement (every row must go in). */
   async mint(tx: Tx, capabilities: readonly MintedCapability[]): Promise<void> {
     await insertRows(tx, 'capabilities', MINT_COLUMNS, capabilities);
+  }
+
+  /** The same mint as a part of a statement that inserts other tables' rows too (insertParts, ADR 0083). */
+  mintPart(capabilities: readonly MintedCapability[]): InsertPart {
+    return rowsPart('capabilities', MINT_COLUMNS, capabilities);
   }
 
   /** minted -> revoked, each with its own reason; every one must move. */

@@ -1,4 +1,4 @@
-import { unnestOf, type ColumnMap, type Tx } from '@arvis/persistence';
+import { unnestOf, type ColumnMap, type InsertPart, type Tx } from '@arvis/persistence';
 import type { TraceCarrier } from '@arvis/tracing';
 
 export interface OutboxRow {
@@ -37,6 +37,11 @@ export function outboxInsert(rows: readonly OutboxRow[], after = 0): { sql: stri
      FROM ${u.sql}`,
     params: u.params,
   };
+}
+
+/** The outbox rows as a part of a statement that inserts other tables' rows too (insertParts). */
+export function outboxPart(rows: readonly OutboxRow[]): InsertPart {
+  return { label: 'outbox', rows: rows.length, build: (after) => outboxInsert(rows, after) };
 }
 
 /** Adds rows to the outbox inside the caller's transaction; they reach Kafka only if it commits. */

@@ -41,3 +41,56 @@ export async function insertRows<T>(tx: Tx, table: string, columns: ColumnMap<T>
   const inserted = await tx.$executeRawUnsafe(`INSERT INTO ${table} (${u.names.join(', ')}) SELECT * FROM ${u.sql}`, ...u.params);
   if (inserted !== rows.length) throw new Error(`inserted ${inserted} of ${rows.length} rows into ${table}`);
 }
+
+/**
+ * One INSERT of a larger statement: its rows' count, and its SQL with parameters numbered after
+ * the first `after` of that statement.
+ */
+export interface InsertPart {
+  /** Names the part in a count mismatch (the table). */
+  label: string;
+  rows: number;
+  build(after: number): { sql: string; params: (string | boolean | null)[][] };
+}
+
+/** The INSERT ... SELECT FROM unnest(...) of these rows, as a part of insertParts' statement. */
+export function rowsPart<T>(table: string, columns: ColumnMap<T>, rows: readonly T[]): InsertPart {
+  return {
+    label: table,
+    rows: rows.length,
+    build: (after) => {
+      const u = unnestOf(columns, rows, after);
+      return { sql: `INSERT INTO ${table} (${u.names.join(', ')}) SELECT * FROM ${u.sql}`, params: u.params };
+    },
+  };
+}
+
+/**
+ * Several tables' rows in one statement (one data-modifying CTE per part), so a transaction that
+ * writes four tables pays one round trip instead of four (ADR 0083); every part's count is
+ * checked. The parts see one snapshot and none reads another's rows: no part may depend on
+ * another having run first. A single part runs as a plain INSERT.
+ */
+export async function insertParts(tx: Tx, parts: readonly InsertPart[]): Promise<void> {
+  const due = parts.filter((p) => p.rows > 0);
+  if (due.length === 0) return;
+  if (due.length === 1) {
+    const { sql, params } = due[0].build(0);
+    const inserted = await tx.$executeRawUnsafe(sql, ...params);
+    if (inserted !== due[0].rows) throw new Error(`inserted ${inserted} of ${due[0].rows} rows into ${due[0].label}`);
+    return;
+  }
+  const params: (string | boolean | null)[][] = [];
+  const ctes = due.map((p, i) => {
+    const built = p.build(params.length);
+    params.push(...built.params);
+    return `p${i} AS (${built.sql} RETURNING 1)`;
+  });
+  const [counts] = await tx.$queryRawUnsafe<Record<string, number>[]>(
+    `WITH ${ctes.join(',\n')}\nSELECT ${due.map((_, i) => `(SELECT count(*) FROM p${i})::int AS n${i}`).join(', ')}`,
+    ...params,
+  );
+  due.forEach((p, i) => {
+    if (counts[`n${i}`] !== p.rows) throw new Error(`inserted ${counts[`n${i}`]} of ${p.rows} rows into ${p.label}`);
+  });
+}

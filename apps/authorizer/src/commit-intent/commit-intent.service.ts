@@ -4,8 +4,8 @@ import { clipText, SPEC_VERSION, type IntentMessage, type ReasonCode, type Unsig
 import { capabilityCommitmentOf, effectContextCommitment, intentCommitmentOf, type IntentCommitmentMaterial } from '@arvis/effect-context';
 import { canonicalJson, commitment, loadEd25519PrivateKey, signCanonical, type SigningKey } from '@arvis/crypto';
 import { CapabilityStore, ConfirmationNotReservable, ConfirmationStore, type MintedCapability } from '@arvis/lifecycle';
-import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
-import { insertRows, Prisma, StoreFingerprint, type ColumnMap, type Tx } from '@arvis/persistence';
+import { outboxPart, type OutboxRow } from '@arvis/outbox';
+import { insertParts, Prisma, rowsPart, StoreFingerprint, type ColumnMap, type InsertPart, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import type { TraceCarrier } from '@arvis/tracing';
 import type { Authorized } from '../authorize-decision/authorization.types';
@@ -32,6 +32,11 @@ export interface CommitResult {
    * when `isolate` is true (each intent's row went in under its own savepoint).
    */
   outbox: OutboxRow[];
+  /**
+   * The recorded intents' and capabilities' rows, for the slice's one insert statement with its
+   * inbox and outbox rows (ADR 0083); empty when `isolate` is true (each went in under its savepoint).
+   */
+  inserts: InsertPart[];
 }
 
 /** Thrown from the bulk path so the caller retries the slice with one savepoint per intent. */
@@ -119,7 +124,7 @@ export class CommitIntentService {
    * `positions`: outbox sequence numbers the slice's read statement reserved, in order.
    */
   async commit(tx: Tx, authorized: Authorized[], at: { committedAt: Date; positions: readonly bigint[] }, isolate: boolean, traceOf?: TraceOf): Promise<CommitResult> {
-    if (authorized.length === 0) return { messages: [], aborted: [], outbox: [] };
+    if (authorized.length === 0) return { messages: [], aborted: [], outbox: [], inserts: [] };
     const { committedAt } = at;
     if (at.positions.length < authorized.length) throw new Error(`${at.positions.length} outbox positions reserved for ${authorized.length} intents`);
     const seqs = at.positions;
@@ -139,9 +144,12 @@ export class CommitIntentService {
     }
     const recorded: Prepared[] = [];
     const outbox: OutboxRow[] = [];
+    const inserts: InsertPart[] = [];
     if (!isolate) {
       try {
-        outbox.push(...(await this.record(tx, accepted)));
+        const rows = await this.record(tx, accepted);
+        outbox.push(...rows.outbox);
+        inserts.push(...rows.inserts);
         recorded.push(...accepted);
       } catch (e) {
         throw new IntentSinkError(e);
@@ -150,7 +158,8 @@ export class CommitIntentService {
       for (const p of accepted) {
         await tx.$executeRawUnsafe('SAVEPOINT intent_sink');
         try {
-          await enqueueOutbox(tx, await this.record(tx, [p]));
+          const rows = await this.record(tx, [p]);
+          await insertParts(tx, [...rows.inserts, outboxPart(rows.outbox)]);
           await tx.$executeRawUnsafe('RELEASE SAVEPOINT intent_sink');
           recorded.push(p);
         } catch (e) {
@@ -170,7 +179,7 @@ export class CommitIntentService {
       }
     }
     await this.revokeWithoutIntent(tx, aborted);
-    return { messages: recorded.map((p) => p.message), aborted, outbox };
+    return { messages: recorded.map((p) => p.message), aborted, outbox, inserts };
   }
 
   /** The committed material, once: it is hashed, stored as the intent row and echoed in the message. */
@@ -267,9 +276,12 @@ export class CommitIntentService {
     };
   }
 
-  /** The confirmations' reservation, the intents and the capabilities; returns the outbox rows to enqueue. */
-  private async record(tx: Tx, prepared: Prepared[]): Promise<OutboxRow[]> {
-    if (prepared.length === 0) return [];
+  /**
+   * The confirmations' reservation (done here), and the intents' and capabilities' rows with their
+   * outbox rows, for the caller to insert in one statement with the rest of its rows (ADR 0083).
+   */
+  private async record(tx: Tx, prepared: Prepared[]): Promise<{ outbox: OutboxRow[]; inserts: InsertPart[] }> {
+    if (prepared.length === 0) return { outbox: [], inserts: [] };
     for (const p of prepared) await this.faults.beforeIntentInsert(tx, p.a.decision.decisionId);
     for (const p of prepared) p.intent.message = JSON.stringify(p.message);
     // approved -> reserved by this capability, only for exactly this action and while the grant
@@ -282,9 +294,10 @@ export class CommitIntentService {
           : [],
       ),
     );
-    await insertRows(tx, 'intents', INTENT_COLUMNS, prepared);
-    await this.capabilities.mint(tx, prepared.map((p) => p.capability));
-    return prepared.map((p) => ({ seq: p.seq, topic: p.topic, key: p.message.runId, payload: p.intent.message!, traceContext: p.trace }));
+    return {
+      inserts: [rowsPart('intents', INTENT_COLUMNS, prepared), this.capabilities.mintPart(prepared.map((p) => p.capability))],
+      outbox: prepared.map((p) => ({ seq: p.seq, topic: p.topic, key: p.message.runId, payload: p.intent.message!, traceContext: p.trace })),
+    };
   }
 
   /** minted -> revoked for every aborted intent: the capability exists, and can never run. */

@@ -112,9 +112,10 @@ export class DecisionPipeline {
     const abortedIds = new Set(aborted.map((x) => scopedKey(x.authorized.identity.tenant, x.authorized.decision.decisionId)));
     const statusOf = (f: Fresh) =>
       f.outcome.ok ? (abortedIds.has(scopedKey(tenantOf(f.candidate), f.candidate.decision.decisionId)) ? 'refused' : 'authorized') : f.outcome.parked ? 'parked' : 'refused';
-    await this.inbox.write(tx, fresh, statusOf);
+    const inboxRows = await this.inbox.write(tx, fresh, statusOf);
     const deadLetters = [...input.deadLetters, ...conflicts];
-    await this.journal.record(tx, { refused, aborted, parked, deadLetters, intents: sink.outbox }, traces.traceOf);
+    // The slice's intents, capabilities, inbox and outbox rows go in with one statement, last (ADR 0083).
+    await this.journal.record(tx, { refused, aborted, parked, deadLetters, intents: sink.outbox, inserts: [...sink.inserts, inboxRows] }, traces.traceOf);
     return {
       authorized: admitted.length - sink.aborted.length,
       refused: refused.length + aborted.length,

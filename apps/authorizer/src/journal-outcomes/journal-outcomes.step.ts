@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { clipText } from '@arvis/contracts';
 import { chainJournal, confirmationPendingEntry, decisionRefusalEntry, type JournalDraft } from '@arvis/journal';
-import { enqueueOutbox, type OutboxRow } from '@arvis/outbox';
-import type { Tx } from '@arvis/persistence';
+import { outboxPart, type OutboxRow } from '@arvis/outbox';
+import { insertParts, type InsertPart, type Tx } from '@arvis/persistence';
 import type { Parked, Refused } from '../authorize-decision/authorization.types';
 import { IntentSinkError, type AbortedIntent } from '../commit-intent/commit-intent.service';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
@@ -14,9 +14,9 @@ const MAX_MESSAGE = 500;
 /**
  * The journal entries the authorizer owes for a slice (refusals by policy, refusals at admission
  * or by the intent sink, parked decisions), from the journal's typed factories (chainJournal stamps
- * them with the database's time), and the slice's outbox rows: its intents' messages, its dead
- * letters and its entries' topic copies, in one statement, all in the slice's transaction
- * (ADR 0008, 0003, 0049).
+ * them with the database's time), and the slice's rows: its outbox rows (its intents' messages,
+ * its dead letters and its entries' topic copies) with its intents, capabilities and inbox rows,
+ * in one statement, all in the slice's transaction (ADR 0008, 0003, 0049, 0083).
  */
 @Injectable()
 export class JournalOutcomesStep {
@@ -26,8 +26,11 @@ export class JournalOutcomesStep {
 
   async record(
     tx: Tx,
-    /** `intents`: the recorded intents' outbox rows (bulk path), for the slice's one outbox statement. */
-    outcomes: { refused: Refused[]; aborted: AbortedIntent[]; parked: Parked[]; deadLetters: OutboxRow[]; intents?: OutboxRow[] },
+    /**
+     * `intents`: the recorded intents' outbox rows (bulk path), and `inserts` the other rows of the
+     * slice (intents, capabilities, inbox), for the slice's one insert statement.
+     */
+    outcomes: { refused: Refused[]; aborted: AbortedIntent[]; parked: Parked[]; deadLetters: OutboxRow[]; intents?: OutboxRow[]; inserts?: InsertPart[] },
     traceOf: TraceOf = () => undefined,
   ): Promise<void> {
     const traced = (draft: JournalDraft): JournalDraft => {
@@ -47,9 +50,10 @@ export class JournalOutcomesStep {
     try {
       // Intents first (their positions were reserved), then the rest in order: the journal copies
       // take their positions here, under the head lock, so in chain order.
-      await enqueueOutbox(tx, [...intents, ...outcomes.deadLetters, ...copies]);
+      await insertParts(tx, [...(outcomes.inserts ?? []), outboxPart([...intents, ...outcomes.deadLetters, ...copies])]);
     } catch (e) {
-      // The intents' rows are the sink's (ADR 0005): the slice is redone intent by intent.
+      // The intents' rows are the sink's (ADR 0005): the slice is redone intent by intent (where
+      // an inbox row that conflicts fails the slice as a whole, as it did on its own statement).
       throw intents.length > 0 ? new IntentSinkError(e) : e;
     }
     // Each dead letter is logged where it is made (deadLetterRow), with its ids and reason code.

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { canonicalJson } from '@arvis/crypto';
 import type { OutboxRow } from '@arvis/outbox';
-import { insertRows, type ColumnMap, type Tx } from '@arvis/persistence';
+import { rowsPart, type ColumnMap, type InsertPart, type Tx } from '@arvis/persistence';
 import type { Authorization } from '../authorize-decision/authorization.types';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { scopedKey, storedIdentityOf, tenantOf, type Candidate } from '../decision-pipeline/pipeline.types';
@@ -62,12 +62,15 @@ export class RecordInboxStep {
     return { fresh, redelivered, conflicts };
   }
 
-  /** `statusOf` is the decision's outcome after admission and the intent sink. */
-  async write(tx: Tx, fresh: Fresh[], statusOf: (f: Fresh) => InboxStatus): Promise<void> {
+  /**
+   * `statusOf` is the decision's outcome after admission and the intent sink. A resumed decision's
+   * row moves here; the new rows are returned, for the slice's one insert statement (ADR 0083).
+   */
+  async write(tx: Tx, fresh: Fresh[], statusOf: (f: Fresh) => InboxStatus): Promise<InsertPart> {
     // A concurrent consumer of the same partition (after a rebalance) conflicts on the primary
-    // key here and the whole slice retries, then sees these rows as redeliveries.
+    // key where these rows go in and the whole slice retries, then sees them as redeliveries.
     const claims = fresh.filter((f) => f.candidate.origin.kind !== 'resumed');
-    await insertRows(tx, 'decision_inbox', INBOX_COLUMNS, claims.map((f) => ({ c: f.candidate, status: statusOf(f) })));
+    const rows = rowsPart('decision_inbox', INBOX_COLUMNS, claims.map((f) => ({ c: f.candidate, status: statusOf(f) })));
     for (const f of fresh.filter((x) => x.candidate.origin.kind === 'resumed')) {
       // A row parked before ADR 0035 loses its token here, and keeps the claims verified from it.
       const c = f.candidate;
@@ -78,6 +81,7 @@ export class RecordInboxStep {
         WHERE decision_id = ${c.decision.decisionId} AND tenant = ${tenantOf(c)} AND status = 'parked'`;
       if (moved !== 1) throw new Error(`parked decision ${c.decision.decisionId} was not parked any more`);
     }
+    return rows;
   }
 
   conflict(c: Candidate, origin: Extract<Candidate['origin'], { kind: 'message' }>): OutboxRow {

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Client, Pool, type PoolClient } from 'pg';
+import { Client, Pool, type PoolClient, type QueryResult } from 'pg';
 import type { RelaySettings } from '@arvis/config';
 import { sendRefusalOf, type KafkaPublisher, type OutboundMessage, type SendRefusal } from '@arvis/kafka';
 import { handlePoolErrors, preparedQuery, SERVICE_SESSION_OPTIONS, untilDatabaseAnswers } from '@arvis/persistence';
@@ -100,6 +100,7 @@ function groupByTopic(rows: OutboxRecord[], headers: (Record<string, string> | u
 // One relay publishes at a time (transaction-scoped advisory lock), so one run's messages are
 // never reordered by two relays racing; if it dies its transaction aborts and another takes over.
 const RELAY_LOCK_KEY = 7_276_873_010;
+const BEGIN_AND_TRY_LOCK = `BEGIN; SELECT pg_try_advisory_xact_lock(${RELAY_LOCK_KEY}) AS ok`;
 const NOTIFY_CHANNEL = 'arvis_outbox';
 
 /**
@@ -342,9 +343,9 @@ export class OutboxRelay {
     const onLost = (e: Error) => (lost = e);
     client.on('error', onLost);
     try {
-      await client.query('BEGIN');
-      // Named (prepared once per connection): these run at every commit anyone makes (ADR 0044).
-      const lock = await client.query<{ ok: boolean }>(preparedQuery('SELECT pg_try_advisory_xact_lock($1) AS ok', [RELAY_LOCK_KEY]));
+      // BEGIN and the lock's try in one round trip: a simple query of two statements (the key is a
+      // constant, so it needs no parameter); the relay runs this at every commit anyone makes.
+      const [, lock] = (await client.query(BEGIN_AND_TRY_LOCK)) as unknown as [QueryResult, QueryResult<{ ok: boolean }>];
       if (!lock.rows[0].ok) {
         await client.query('ROLLBACK');
         this.stats.skippedWhileAnotherRelayActive++;

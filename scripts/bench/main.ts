@@ -14,10 +14,10 @@ import { prepareCommit } from './compare';
 import { parseOptions, USAGE, type BenchOptions } from './options';
 import { chartSeries, renderMarkdown } from './report';
 import type { Baselines, BenchResults, VariantResult } from './results';
-import { measureIdleOnly, measureStep, type Step, type StepContext } from './run';
+import { measureIdleOnly, measureStep, type Step, type StepContext, type StepOutcome } from './run';
 import { measureScale } from './scale';
 import { variantEnv, type Variant } from './services';
-import { sameCounts, saturationPoint } from './stats';
+import { medianBy, sameCounts, saturationPoint } from './stats';
 import { BrokerRequestCounter } from './work';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -96,22 +96,38 @@ async function measure(o: BenchOptions, ctx: StepContext, builds: { v: Variant; 
     notes.push(`Broker warmed up with ${o.brokerWarmup} decisions through ${first.v.label} before the first step (figures discarded).`);
   }
   for (const [i, step] of all.entries()) {
+    // The throughput step may run several times per build, builds alternating; the median run stands.
+    const runs = step.kind === 'throughput' ? o.throughputRuns : 1;
+    const outs = builds.map((): StepOutcome[] => []);
+    for (let run = 0; run < runs; run++) {
+      for (const bi of order) {
+        const { v, env } = builds[bi];
+        say(`step ${i + 1}/${all.length} ${step.kind === 'throughput' ? `throughput: ${step.decisions} decisions at once` : `sweep: ${step.rate}/s for ${step.seconds} s`} (${v.label})${runs > 1 ? `, run ${run + 1}/${runs}` : ''}`);
+        // The idle phase rides on each build's first step (its first run): its apps are warm by then.
+        const out = await measureStep(ctx, v, env, step, (i * runs + run) * builds.length + bi, i === 0 && run === 0 ? o.idleSeconds : 0);
+        outs[bi].push(out);
+        const s = out.result;
+        say(`  ${v.label}: achieved ${s.achieved}/s, p50 ${s.latency.p50Ms} ms, p95 ${s.latency.p95Ms} ms, p99 ${s.latency.p99Ms} ms, busy ${s.cpu.busyPercent}%, CPU ms/decision ${JSON.stringify(s.cpu.msPerDecision)}`);
+        say(`  ${v.label}: token cache ${s.tokenCache ? `${s.tokenCache.hits} hits, ${s.tokenCache.misses} misses` : 'n/a'}; final entries ${JSON.stringify(s.finals)}`);
+        if (out.idle) say(`  ${v.label}: idle ${JSON.stringify(out.idle.roles)}`);
+      }
+    }
     for (const bi of order) {
-      const { v, env } = builds[bi];
-      say(`step ${i + 1}/${all.length} ${step.kind === 'throughput' ? `throughput: ${step.decisions} decisions at once` : `sweep: ${step.rate}/s for ${step.seconds} s`} (${v.label})`);
-      // The idle phase rides on each build's first step: its apps are warm by then.
-      const out = await measureStep(ctx, v, env, step, i * builds.length + bi, i === 0 ? o.idleSeconds : 0);
+      const { v } = builds[bi];
+      const out = medianBy(outs[bi], (x) => x.result.achieved);
+      if (runs > 1) notes.push(`${v.label}, step ${i + 1}: ${runs} runs, throughput ${outs[bi].map((x) => x.result.achieved).join(', ')}/s; the median run (${out.result.achieved}/s) is reported.`);
+      const idle = outs[bi].find((x) => x.idle)?.idle;
       const r = results[bi];
-      if (out.idle) r.idle = out.idle;
+      if (idle) r.idle = idle;
       r.steps.push(out.result);
-      r.duplicatesOnJournalTopic += out.duplicates;
-      for (const [app, mb] of Object.entries(out.peakRssMb)) r.peakRssMb[app] = Math.max(r.peakRssMb[app] ?? 0, mb);
-      if (out.missing > 0) notes.push(`${v.label}, step ${i + 1}: ${out.missing} decisions had no final entry within 600 s (left out of the figures)`);
-      const s = out.result;
-      if (!sameCounts(s.finals, s.expectedFinals)) notes.push(`${v.label}, step ${i + 1}: final entries ${JSON.stringify(s.finals)}, expected ${JSON.stringify(s.expectedFinals)}`);
-      say(`  ${v.label}: achieved ${s.achieved}/s, p50 ${s.latency.p50Ms} ms, p95 ${s.latency.p95Ms} ms, p99 ${s.latency.p99Ms} ms, busy ${s.cpu.busyPercent}%, CPU ms/decision ${JSON.stringify(s.cpu.msPerDecision)}`);
-      say(`  ${v.label}: token cache ${s.tokenCache ? `${s.tokenCache.hits} hits, ${s.tokenCache.misses} misses` : 'n/a'}; final entries ${JSON.stringify(s.finals)}`);
-      if (out.idle) say(`  ${v.label}: idle ${JSON.stringify(out.idle.roles)}`);
+      // Every run counts for what must never happen and for memory, not only the median one.
+      for (const x of outs[bi]) {
+        r.duplicatesOnJournalTopic += x.duplicates;
+        for (const [app, mb] of Object.entries(x.peakRssMb)) r.peakRssMb[app] = Math.max(r.peakRssMb[app] ?? 0, mb);
+        if (x.missing > 0) notes.push(`${v.label}, step ${i + 1}: ${x.missing} decisions had no final entry within 600 s (left out of the figures)`);
+        const s = x.result;
+        if (!sameCounts(s.finals, s.expectedFinals)) notes.push(`${v.label}, step ${i + 1}: final entries ${JSON.stringify(s.finals)}, expected ${JSON.stringify(s.expectedFinals)}`);
+      }
     }
   }
   for (const r of results) r.saturation = saturationPoint(r.steps.filter((s) => s.kind === 'sweep').map((s) => ({ offered: s.offered!, achieved: s.achieved, p99Ms: s.latency.p99Ms })), o.p99BoundMs);

@@ -2,12 +2,18 @@ import { parseOptions } from './options';
 
 describe('bench options', () => {
   it('has the documented defaults', () => {
-    expect(parseOptions([])).toEqual({ decisions: 20000, brokerWarmup: 5000, sweep: [50, 200, 500, 1000], stepSeconds: 20, p99BoundMs: 1000, baselines: true, baselineSeconds: 10, load: 'realistic', idleSeconds: 20, idleOnly: false, scale: [], cpuProf: false, bFirst: false, help: false });
+    expect(parseOptions([])).toEqual({ decisions: 20000, throughputRuns: 1, brokerWarmup: 5000, sweep: [50, 200, 500, 1000], stepSeconds: 20, p99BoundMs: 1000, baselines: true, baselineSeconds: 10, load: 'realistic', idleSeconds: 20, idleOnly: false, scale: [], cpuProf: false, bFirst: false, help: false });
   });
 
   it('reads a short run and a comparison', () => {
     const o = parseOptions(['--decisions', '2000', '--sweep', '200,50', '--step-seconds', '10', '--no-baselines', '--compare', 'HEAD~1']);
     expect(o).toMatchObject({ decisions: 2000, sweep: [50, 200], stepSeconds: 10, baselines: false, compare: 'HEAD~1' });
+  });
+
+  it('repeats the throughput step only when asked, 1 to 25 times', () => {
+    expect(parseOptions(['--throughput-runs', '3']).throughputRuns).toBe(3);
+    expect(() => parseOptions(['--throughput-runs', '0'])).toThrow(/--throughput-runs/);
+    expect(() => parseOptions(['--throughput-runs', '26'])).toThrow(/--throughput-runs/);
   });
 
   it('measures B first only when asked', () => {

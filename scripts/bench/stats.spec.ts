@@ -1,4 +1,4 @@
-import { achievedRate, percentile, ratio, sameCounts, saturationPoint, summarize } from './stats';
+import { achievedRate, percentile, ratio, sameCounts, saturationPoint, summarize, medianBy } from './stats';
 
 describe('bench stats', () => {
   it('takes nearest-rank percentiles', () => {
@@ -41,5 +41,15 @@ describe('bench stats', () => {
     expect(sameCounts({ tool_result: 100, admission_refusal: 0 }, { tool_result: 100 })).toBe(true);
     expect(sameCounts({ tool_result: 94 }, { tool_result: 95 })).toBe(false);
     expect(sameCounts(undefined, { tool_result: 1 })).toBe(false);
+  });
+});
+
+describe('medianBy', () => {
+  it('reports the middle run by the key, the lower middle of an even count', () => {
+    const runs = [{ id: 'a', v: 1163 }, { id: 'b', v: 776 }, { id: 'c', v: 1052 }];
+    expect(medianBy(runs, (r) => r.v).id).toBe('c');
+    expect(medianBy([...runs, { id: 'd', v: 900 }], (r) => r.v).id).toBe('d');
+    expect(medianBy([runs[0]], (r) => r.v).id).toBe('a');
+    expect(() => medianBy([], (r: { v: number }) => r.v)).toThrow(/at least one run/);
   });
 });

@@ -62,3 +62,13 @@ export function sameCounts(a: Record<string, number> | undefined, b: Record<stri
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   return [...keys].every((k) => (a[k] ?? 0) === (b[k] ?? 0));
 }
+
+/**
+ * The run to report of several runs of one step: the median by `key` (the lower middle one of an
+ * even count), so one lucky or unlucky burst does not stand for the build.
+ */
+export function medianBy<T>(runs: readonly T[], key: (r: T) => number): T {
+  if (runs.length === 0) throw new Error('medianBy needs at least one run');
+  const sorted = [...runs].sort((a, b) => key(a) - key(b));
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}

@@ -254,37 +254,6 @@ export class EffectStore {
     return new Set(rows.map((r) => r.capability_id));
   }
 
-  /**
-   * finish, and closeWaiters for the effects among them that hold their key, in one statement
-   * (ADR 0083): the closing of a group of bodies pays one round trip for both. The waiters are
-   * other rows than their holders (effect_waiting, never started), so the two updates of one
-   * statement never touch one row twice; a holder that did not move closes no waiter.
-   */
-  async finishWithWaiters(tx: Sql, results: readonly (FinishedEffect & { holdsKey: boolean })[]): Promise<{ finished: Set<string>; waiters: ClosedWaiter[] }> {
-    if (results.length === 0) return { finished: new Set(), waiters: [] };
-    const rows = await tx.$queryRaw<{ holder: boolean; capability_id: string; waits_for: string | null; state: EffectBoundary }[]>`
-      WITH finished AS (
-        UPDATE effects e SET state = v.state, reason_code = v.reason_code, finished_at = now(), live_key = CASE WHEN v.state IN ('effect_completed', 'effect_state_unknown') THEN e.live_key END
-        FROM unnest(${results.map((r) => r.capabilityId)}::text[], ${results.map((r) => r.state)}::text[],
-                    ${results.map((r) => r.reasonCode)}::text[], ${results.map((r) => r.holdsKey)}::boolean[]) AS v(capability_id, state, reason_code, holds_key)
-        WHERE e.capability_id = v.capability_id AND e.state = 'effect_started'
-        RETURNING e.capability_id, v.state, v.holds_key),
-      waiters AS (
-        UPDATE effects w
-        SET state = CASE WHEN f.state IN ('effect_completed', 'effect_state_unknown') THEN f.state ELSE 'effect_not_started' END,
-            reason_code = CASE WHEN f.state IN ('effect_completed', 'effect_state_unknown') THEN 'deduplicated' ELSE 'idempotency_key_in_use' END,
-            finished_at = now()
-        FROM finished f
-        WHERE f.holds_key AND w.waits_for = f.capability_id AND w.state = 'effect_waiting'
-        RETURNING w.capability_id, w.waits_for, w.state)
-      SELECT true AS holder, capability_id, NULL::text AS waits_for, state FROM finished
-      UNION ALL SELECT false, capability_id, waits_for, state FROM waiters`;
-    return {
-      finished: new Set(rows.filter((r) => r.holder).map((r) => r.capability_id)),
-      waiters: rows.filter((r) => !r.holder).map((r) => ({ capabilityId: r.capability_id, holderCapabilityId: r.waits_for!, state: r.state })),
-    };
-  }
-
   /** Results that could not be journaled: the classified state is kept so recovery leaves them alone. */
   async finishAuditIncomplete(tx: Sql, results: readonly FinishedEffect[]): Promise<number> {
     return (await this.finish(tx, results.map((r) => ({ ...r, reasonCode: 'audit_incomplete' as const })))).size;

@@ -10,7 +10,7 @@ const closing = (id: string, confirmationReserved: boolean, holdsKey: boolean, e
 
 function closer(spec: Record<string, unknown> = { retryable: true, sideEffectful: false, idempotent: true }) {
   const effects = {
-    finishWithWaiters: jest.fn(async (_tx: unknown, rs: { capabilityId: string }[]) => ({ finished: new Set(rs.filter((r) => r.capabilityId !== 'cap-late').map((r) => r.capabilityId)), waiters: [] })),
+    finish: jest.fn(async (_tx: unknown, rs: { capabilityId: string }[]) => new Set(rs.filter((r) => r.capabilityId !== 'cap-late').map((r) => r.capabilityId))),
     closeLost: jest.fn(async () => undefined),
     finishAuditIncomplete: jest.fn(async () => 1),
     closeWaiters: jest.fn(async () => []),
@@ -22,24 +22,18 @@ function closer(spec: Record<string, unknown> = { retryable: true, sideEffectful
 }
 
 describe('CloseEffectsService', () => {
-  it('spends no confirmation statement, and no statement of its own on waiters, on results that reserved no confirmation and hold no key', async () => {
+  it('spends no confirmation or waiter statement on results that reserved no confirmation and hold no key', async () => {
     const { service, confirmations, effects } = closer();
     await service.closeWithResults({} as never, [closing('cap-1', false, false), closing('cap-2', false, false)]);
     expect(confirmations.finalize).toHaveBeenCalledWith({}, [], []);
-    expect(effects.finishWithWaiters).toHaveBeenCalledTimes(1);
     expect(effects.closeWaiters).not.toHaveBeenCalled();
   });
 
-  it('settles the confirmations that were reserved and closes the waiters of key holders, and only those, with the results\' own statement', async () => {
+  it('settles the confirmations that were reserved and closes the waiters of key holders, and only those', async () => {
     const { service, confirmations, effects } = closer();
     await service.closeWithResults({} as never, [closing('cap-1', true, false), closing('cap-2', false, true), closing('cap-3', true, true)]);
     expect(confirmations.finalize).toHaveBeenCalledWith({}, ['cap-1', 'cap-3'], ['effect_completed', 'effect_completed']);
-    expect(effects.finishWithWaiters).toHaveBeenCalledWith({}, [
-      { capabilityId: 'cap-1', state: 'effect_completed', reasonCode: null, holdsKey: false },
-      { capabilityId: 'cap-2', state: 'effect_completed', reasonCode: null, holdsKey: true },
-      { capabilityId: 'cap-3', state: 'effect_completed', reasonCode: null, holdsKey: true },
-    ]);
-    expect(effects.closeWaiters).not.toHaveBeenCalled();
+    expect(effects.closeWaiters).toHaveBeenCalledWith({}, [{ capabilityId: 'cap-2', state: 'effect_completed' }, { capabilityId: 'cap-3', state: 'effect_completed' }]);
   });
 
   it('leaves a result recovery already closed to the caller, settling and journaling nothing for it', async () => {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EffectBoundary, ReasonCode } from '@arvis/contracts';
 import { auditIncompleteEntry, toolResultEntry, type CapabilityFacts, type JournalDraft, type ResultFields } from '@arvis/journal';
-import { ConfirmationStore, EffectStore, type ClosedWaiter } from '@arvis/lifecycle';
+import { ConfirmationStore, EffectStore } from '@arvis/lifecycle';
 import type { Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import type { ToolRetryPolicy } from '@arvis/tool-sdk';
@@ -63,10 +63,9 @@ export class CloseEffectsService {
    * one already, and its entry stands. Returns the drafts and the closings that did not move.
    */
   async closeWithResults(tx: Tx, closings: readonly EffectClosing[]): Promise<{ drafts: JournalDraft[]; notMoved: EffectClosing[] }> {
-    // The waiters of the holders that moved close in the same statement (ADR 0083).
-    const { finished: moved, waiters } = await this.effects.finishWithWaiters(tx, closings.map((c) => ({ ...finished(c), holdsKey: c.holdsKey })));
+    const moved = await this.effects.finish(tx, closings.map(finished));
     const closed = closings.filter((c) => moved.has(c.facts.capabilityId));
-    const drafts = await this.settle(tx, closed, 'result', undefined, waiters);
+    const drafts = await this.settle(tx, closed, 'result');
     return { drafts, notMoved: closings.filter((c) => !moved.has(c.facts.capabilityId)) };
   }
 
@@ -92,20 +91,18 @@ export class CloseEffectsService {
     return this.settle(tx, duplicates.map((d) => ({ ...d, confirmationReserved: true, holdsKey: false })), 'duplicate');
   }
 
-  /** What every closing shares once its rows moved. `waitersClosed`: the closing's statement closed its waiters already. */
+  /** What every closing shares once its rows moved. */
   private async settle(
     tx: Tx,
     closed: readonly EffectClosing[],
     cause: Cause,
     entryOf: (c: EffectClosing) => JournalDraft = (c) => toolResultEntry(c.facts, c.result),
-    waitersClosed?: readonly ClosedWaiter[],
   ): Promise<JournalDraft[]> {
     if (closed.length === 0) return [];
     const reserved = closed.filter((c) => c.confirmationReserved);
     await this.confirmations.finalize(tx, reserved.map((c) => c.facts.capabilityId), reserved.map((c) => c.result.effectBoundary));
     await this.retries.request(tx, closed.filter((c) => this.retryDue(cause, c)).map((c) => ({ ...c.facts, policy: this.catalog.get(c.facts.tool)?.retry })));
-    const holders = closed.filter((c) => c.holdsKey);
-    const waiters = waitersClosed ? await this.settleWaiters(tx, holders, waitersClosed) : await this.closeWaiters(tx, holders);
+    const waiters = await this.closeWaiters(tx, closed.filter((c) => c.holdsKey));
     return [...closed.map(entryOf), ...waiters];
   }
 
@@ -116,11 +113,6 @@ export class CloseEffectsService {
   private async closeWaiters(tx: Tx, holders: readonly EffectClosing[]): Promise<JournalDraft[]> {
     if (holders.length === 0) return [];
     const closed = await this.effects.closeWaiters(tx, holders.map((h) => ({ capabilityId: h.facts.capabilityId, state: h.result.effectBoundary })));
-    return this.settleWaiters(tx, holders, closed);
-  }
-
-  /** The closed waiters of these holders take their holder's outcome (or end not run) in the journal. */
-  private async settleWaiters(tx: Tx, holders: readonly EffectClosing[], closed: readonly ClosedWaiter[]): Promise<JournalDraft[]> {
     if (closed.length === 0) return [];
     const byHolder = new Map(holders.map((h) => [h.facts.capabilityId, h]));
     const facts = await storedFactsOf(tx, closed.map((c) => c.capabilityId));

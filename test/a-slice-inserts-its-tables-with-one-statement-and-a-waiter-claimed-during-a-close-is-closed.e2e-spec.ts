@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { EffectStore } from '@arvis/lifecycle';
 import { insertParts, rowsPart, type Tx } from '@arvis/persistence';
 import { createEnvironment, type TestEnvironment } from './support/environment';
-import { rawSql } from './support/raw-sql';
+import { countedTx } from './support/raw-sql';
 
 // ADR 0083: the authorizer's slice inserts its intents, capabilities, inbox and outbox rows with
 // one statement. Fewer round trips must not loosen anything: each part's count is checked and a
@@ -22,23 +22,7 @@ describe('a slice inserts its tables with one statement; a waiter claimed during
   });
   afterAll(() => c?.end());
 
-  /** Runs `fn` in a transaction on `c`, counting the statements it sends; rolls back on a throw. */
-  const inTx = async <T>(fn: (tx: Tx) => Promise<T>): Promise<{ result: T; statements: number }> => {
-    let statements = 0;
-    const tx = rawSql((t, v) => {
-      statements++;
-      return c.query(t, v);
-    }) as unknown as Tx;
-    await c.query('BEGIN');
-    try {
-      const result = await fn(tx);
-      await c.query('COMMIT');
-      return { result, statements };
-    } catch (e) {
-      await c.query('ROLLBACK');
-      throw e;
-    }
-  };
+  const inTx = <T>(fn: (tx: Tx) => Promise<T>) => countedTx(c, fn);
   const count = async (table: string) => Number((await c.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${table}`)).rows[0].n);
 
   it('inserts several tables\' rows with one statement and checks every part', async () => {

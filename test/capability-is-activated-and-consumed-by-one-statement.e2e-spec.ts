@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { CapabilityStore, ConfirmationStore } from '@arvis/lifecycle';
 import { createEnvironment, type TestEnvironment } from './support/environment';
-import { rawSql } from './support/raw-sql';
+import { countedTx } from './support/raw-sql';
 import type { Tx } from '@arvis/persistence';
 
 // Activation (binding the receipt) and consumption are one conditional UPDATE (ADR 0050). What
@@ -29,23 +29,7 @@ describe('a capability activated and consumed by one statement', () => {
   });
   afterAll(() => c?.end());
 
-  /** Runs `fn` in a transaction on `c`, counting the statements it sends. */
-  const inTx = async <T>(fn: (tx: Tx) => Promise<T>): Promise<{ result: T; statements: number }> => {
-    let statements = 0;
-    const tx = rawSql((t, v) => {
-      statements++;
-      return c.query(t, v);
-    }) as unknown as Tx;
-    await c.query('BEGIN');
-    try {
-      const result = await fn(tx);
-      await c.query('COMMIT');
-      return { result, statements };
-    } catch (e) {
-      await c.query('ROLLBACK');
-      throw e;
-    }
-  };
+  const inTx = <T>(fn: (tx: Tx) => Promise<T>) => countedTx(c, fn);
   const row = async (id: string) =>
     (await c.query<{ state: string; bound_receipt_id: string | null; consumed_by: string | null; activated: boolean }>(
       `SELECT state, bound_receipt_id, consumed_by, activated_at IS NOT NULL AND activated_at = consumed_at AS activated FROM capabilities WHERE capability_id = $1`,

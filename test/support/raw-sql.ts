@@ -14,5 +14,23 @@ export function rawSql(run: (text: string, values: unknown[]) => Promise<{ rowCo
   };
 }
 
+/** Runs `fn` in a transaction on `c`, counting the statements it sends; rolls back on a throw. */
+export async function countedTx<T>(c: Client, fn: (tx: Tx) => Promise<T>): Promise<{ result: T; statements: number }> {
+  let statements = 0;
+  const tx = rawSql((t, v) => {
+    statements++;
+    return c.query(t, v);
+  }) as unknown as Tx;
+  await c.query('BEGIN');
+  try {
+    const result = await fn(tx);
+    await c.query('COMMIT');
+    return { result, statements };
+  } catch (e) {
+    await c.query('ROLLBACK');
+    throw e;
+  }
+}
+
 /** One client or pool as a store's `tx`. */
 export const sqlOn = (c: Client | Pool | PoolClient) => rawSql((t, v) => c.query(t, v)) as unknown as Tx;

@@ -35,11 +35,8 @@ export function unnestOf<T>(columns: ColumnMap<T>, rows: readonly T[], after = 0
  * Inserts rows with one INSERT ... SELECT FROM unnest(...) and checks that every row went in.
  * `table` and the column names come from our code, never from input.
  */
-export async function insertRows<T>(tx: Tx, table: string, columns: ColumnMap<T>, rows: readonly T[]): Promise<void> {
-  if (rows.length === 0) return;
-  const u = unnestOf(columns, rows);
-  const inserted = await tx.$executeRawUnsafe(`INSERT INTO ${table} (${u.names.join(', ')}) SELECT * FROM ${u.sql}`, ...u.params);
-  if (inserted !== rows.length) throw new Error(`inserted ${inserted} of ${rows.length} rows into ${table}`);
+export function insertRows<T>(tx: Tx, table: string, columns: ColumnMap<T>, rows: readonly T[]): Promise<void> {
+  return insertParts(tx, [rowsPart(table, columns, rows)]);
 }
 
 /**

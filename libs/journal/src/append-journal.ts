@@ -53,23 +53,6 @@ function stamp(drafts: readonly JournalDraft[], recordedAt: string) {
   });
 }
 
-/**
- * Appends entries to the journal's hash chains and copies them to the journal topic through the
- * outbox, inside the caller's transaction. The journal is split into chains (shards, ADR 0062),
- * one head row each; an entry's chain is chosen from its (tenant, runId), so a run's entries are
- * all in one chain. The heads the drafts need are locked (FOR UPDATE, in shard order, so two
- * appends spanning the same shards never deadlock), and journalSeq and prevHash are assigned in
- * one order per chain across every writer of both apps; callers append last in their transaction
- * to hold those locks briefly. recordedAt is the database's time. The trace id is added after
- * hashing, beside `hash`: it is in the topic copy and the trace_id column, never in the hashed
- * entry text (ADR 0028).
- */
-export async function appendJournal(tx: Tx, drafts: readonly JournalDraft[], journalTopic: string): Promise<JournalEntry[]> {
-  // The topic copies go in with the entries and the heads' move: one statement fewer while the
-  // heads are locked.
-  return (await chainJournal(tx, drafts, journalTopic, true)).entries;
-}
-
 /** A chain head as locked: where the next entry of its chain goes. */
 export interface LockedHead {
   shard: number;
@@ -100,13 +83,20 @@ async function lockHeads(tx: Tx, keys: readonly number[]): Promise<{ shards: num
 }
 
 /**
- * The entries chained and stored; their topic copies are handed back for the caller to enqueue in
- * its own one outbox statement (the authorizer's slice, ADR 0049), still inside the transaction
- * that holds the head locks, so they take outbox positions in chain order. `enqueueCopies`: they
- * are inserted by the statement that stores the entries instead (appendJournal).
+ * Appends entries to the journal's hash chains and copies them to the journal topic through the
+ * outbox, inside the caller's transaction. The journal is split into chains (shards, ADR 0062),
+ * one head row each; an entry's chain is chosen from its (tenant, runId), so a run's entries are
+ * all in one chain. The heads the drafts need are locked (FOR UPDATE, in shard order, so two
+ * appends spanning the same shards never deadlock), and journalSeq and prevHash are assigned in
+ * one order per chain across every writer of both apps. Callers append last in their transaction:
+ * whoever holds a head then waits for no other lock (no deadlock with a writer waiting for the
+ * head) and holds it for two statements and the commit (ADR 0084). The entries' topic copies go in
+ * with the entries and the heads' move, under the lock, so they take outbox positions in chain
+ * order. recordedAt is the database's time. The trace id is added after hashing, beside `hash`:
+ * it is in the topic copy and the trace_id column, never in the hashed entry text (ADR 0028).
  */
-export async function chainJournal(tx: Tx, drafts: readonly JournalDraft[], journalTopic: string, enqueueCopies = false): Promise<{ entries: JournalEntry[]; outbox: OutboxRow[] }> {
-  if (drafts.length === 0) return { entries: [], outbox: [] };
+export async function appendJournal(tx: Tx, drafts: readonly JournalDraft[], journalTopic: string): Promise<JournalEntry[]> {
+  if (drafts.length === 0) return [];
   const keys = drafts.map((d) => shardKeyOf(d.tenant, d.runId));
   const { shards, heads, dbNow } = await lockHeads(tx, keys);
   const entries: JournalEntry[] = [];
@@ -133,9 +123,9 @@ export async function chainJournal(tx: Tx, drafts: readonly JournalDraft[], jour
     (r): OutboxRow => ({ topic: journalTopic, key: r.entry.runId, payload: JSON.stringify(r.entry), traceContext: r.trace, ...(isFinalKind(r.entry.kind) ? { resultTenant: r.entry.tenant } : {}) }),
   );
   const moved = [...heads.values()].filter((h) => rows.some((r) => r.entry.chain === h.chain));
-  await insertAndMoveHeads(tx, rows, moved, enqueueCopies ? outbox : []);
+  await insertAndMoveHeads(tx, rows, moved, outbox);
   rows.forEach((r, i) => observeFinal(r.entry, dbNow, admitted[i]));
-  return { entries, outbox: enqueueCopies ? [] : outbox };
+  return entries;
 }
 
 /** The entries, the heads' moves and (when given) the entries' topic copies in one statement; every row count is checked. */

@@ -1,4 +1,4 @@
-export { appendJournal, chainJournal, JournalDraftError } from './append-journal';
+export { appendJournal, JournalDraftError } from './append-journal';
 export { applyJournalShards, chainOfShard, MAX_JOURNAL_SHARDS, shardKeyOf, shardOf, type JournalShardsApplied } from './journal-shards';
 export { journalMetrics } from './journal-metrics';
 export {

@@ -2,7 +2,7 @@ import { Counter, Histogram } from 'prom-client';
 import { isFinalKind, type JournalEntry } from '@arvis/contracts';
 
 /**
- * Counted where every final entry is chained (chainJournal, the one path both apps append by):
+ * Counted where every final entry is chained (appendJournal, the one path both apps append by):
  * one increment per final entry, from fields the entry already has, no statement. Registered by
  * no registry here: the process's MetricsRegistry adopts them (libs/runtime), so a library has
  * no global registry of its own. Counted when chained, inside the writer's transaction: a

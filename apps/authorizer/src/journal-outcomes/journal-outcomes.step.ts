@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { clipText } from '@arvis/contracts';
-import { chainJournal, confirmationPendingEntry, decisionRefusalEntry, type JournalDraft } from '@arvis/journal';
+import { appendJournal, confirmationPendingEntry, decisionRefusalEntry, type JournalDraft } from '@arvis/journal';
 import { outboxPart, type OutboxRow } from '@arvis/outbox';
 import { insertParts, type InsertPart, type Tx } from '@arvis/persistence';
 import type { Parked, Refused } from '../authorize-decision/authorization.types';
@@ -13,10 +13,10 @@ const MAX_MESSAGE = 500;
 
 /**
  * The journal entries the authorizer owes for a slice (refusals by policy, refusals at admission
- * or by the intent sink, parked decisions), from the journal's typed factories (chainJournal stamps
- * them with the database's time), and the slice's rows: its outbox rows (its intents' messages,
- * its dead letters and its entries' topic copies) with its intents, capabilities and inbox rows,
- * in one statement, all in the slice's transaction (ADR 0008, 0003, 0049, 0083).
+ * or by the intent sink, parked decisions), from the journal's typed factories (appendJournal stamps
+ * them with the database's time), and the slice's rows: its intents, capabilities and inbox rows
+ * with its outbox rows (its intents' messages and dead letters) in one statement, then the entries
+ * with their topic copies, last, all in the slice's transaction (ADR 0008, 0003, 0049, 0083, 0084).
  */
 @Injectable()
 export class JournalOutcomesStep {
@@ -37,7 +37,19 @@ export class JournalOutcomesStep {
       const trace = traceOf(draft.decisionId);
       return trace ? { ...draft, trace } : draft;
     };
-    const { outbox: copies } = await chainJournal(
+    const intents = outcomes.intents ?? [];
+    try {
+      // Every row but the journal's first, outside the head lock: the heads are taken by the
+      // slice's last statements, as by every other writer, so whoever holds one waits for no
+      // other lock, and holds it only for the journal's insert and the commit (ADR 0084).
+      await insertParts(tx, [...(outcomes.inserts ?? []), outboxPart([...intents, ...outcomes.deadLetters])]);
+    } catch (e) {
+      // The intents' rows are the sink's (ADR 0005): the slice is redone intent by intent (where
+      // an inbox row that conflicts fails the slice as a whole, as it did on its own statement).
+      throw intents.length > 0 ? new IntentSinkError(e) : e;
+    }
+    // The entries, the heads' moves and the entries' topic copies, last (appendJournal).
+    await appendJournal(
       tx,
       [
         ...outcomes.refused.map((o) => traced(this.refusalEntry(o))),
@@ -46,16 +58,6 @@ export class JournalOutcomesStep {
       ],
       this.config.topics.journal,
     );
-    const intents = outcomes.intents ?? [];
-    try {
-      // Intents first (their positions were reserved), then the rest in order: the journal copies
-      // take their positions here, under the head lock, so in chain order.
-      await insertParts(tx, [...(outcomes.inserts ?? []), outboxPart([...intents, ...outcomes.deadLetters, ...copies])]);
-    } catch (e) {
-      // The intents' rows are the sink's (ADR 0005): the slice is redone intent by intent (where
-      // an inbox row that conflicts fails the slice as a whole, as it did on its own statement).
-      throw intents.length > 0 ? new IntentSinkError(e) : e;
-    }
     // Each dead letter is logged where it is made (deadLetterRow), with its ids and reason code.
   }
 

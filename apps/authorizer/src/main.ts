@@ -19,4 +19,5 @@ void runService({
   logFormat: (c) => c.logFormat,
   maxSliceSize: (c) => c.sliceSize,
   dlqMaxRawBytes: (c) => c.dlq.maxRawBytes,
+  heapGrowingPercent: (c) => c.heapGrowingPercent,
 });

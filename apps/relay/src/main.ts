@@ -14,4 +14,5 @@ void runService({
   logFormat: (c) => c.logFormat,
   maxSliceSize: () => 1,
   dlqMaxRawBytes: (c) => c.dlq.maxRawBytes,
+  heapGrowingPercent: (c) => c.heapGrowingPercent,
 });

@@ -73,6 +73,11 @@ export const commonEnvShape = {
    */
   CONSUMER_SLICE_TARGET_MS: envInt(500, 10, 600000),
   /**
+   * How far V8's old generation may grow past what survived the last full GC, in percent (0:
+   * V8's own choice, up to four times). Bounds the promoted garbage a burst leaves (ADR 0085).
+   */
+  HEAP_GROWING_PERCENT: envInt(100, 0, 1000),
+  /**
    * Signed journal checkpoints (ADR 0025): written by whichever process runs the active relay.
    * Without a key no checkpoint is written; analysts get the public half.
    */
@@ -256,6 +261,7 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
     profile: env.ARVIS_PROFILE,
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,
+    heapGrowingPercent: env.HEAP_GROWING_PERCENT,
     httpHost: env.HTTP_HOST,
     topics: topicsFor(env.ARVIS_TOPIC_PREFIX),
     database: {

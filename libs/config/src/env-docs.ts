@@ -65,6 +65,7 @@ export const ENV_DOCS: Readonly<Record<string, EnvVariableDoc>> = {
   ARVIS_FAULTS: { description: 'Fault points for the fault specs (JSON); refused in the production profile.', adr: ['0011', '0021'], type: 'JSON object' },
   CONSUMER_MAX_HANDLER_ATTEMPTS: { description: 'Attempts at one message that keeps failing (not a transient fault) before it is isolated and dead-lettered.', adr: ['0001', '0019'] },
   CONSUMER_SLICE_TARGET_MS: { description: 'How long one slice should take: slices grow while they finish sooner and shrink when they overrun.', adr: ['0042', '0046'] },
+  HEAP_GROWING_PERCENT: { description: 'How far V8\'s old generation may grow past what survived the last full GC before the next one, in percent; 0 leaves it to V8 (up to four times). Bounds the promoted garbage a burst leaves in the resident set.', adr: ['0051', '0085'] },
   JOURNAL_CHECKPOINT_SIGNING_KEY_ID: { description: 'Key id of the journal checkpoint signing key; set with JOURNAL_CHECKPOINT_SIGNING_KEY or not at all (no checkpoints).', adr: ['0025'] },
   JOURNAL_CHECKPOINT_SIGNING_KEY: { description: 'Ed25519 private key (PEM or base64 pkcs8 DER) signing journal checkpoints, used by whichever process runs the active relay; `arvis keys generate checkpoint` makes one.', adr: ['0025'], secret: true },
   JOURNAL_CHECKPOINT_EVERY_ENTRIES: { description: 'A checkpoint is due once this many entries are unsigned…', adr: ['0025'] },

@@ -12,6 +12,7 @@ import { ServiceRuntime } from './service-runtime';
 import { ConsumerStates } from './consumer-states';
 import { describeVerdict, JournalRollbackGuard } from './journal-rollback-guard';
 import { isTransientFault } from './transient-fault';
+import { applyHeapGrowth } from './heap-growth';
 
 export interface RunServiceOptions<C> {
   service: string;
@@ -40,6 +41,8 @@ export interface RunServiceOptions<C> {
   maxSliceSize: (config: C) => number;
   /** How much of an isolated message's raw bytes its DLQ record keeps (DLQ_MAX_RAW_BYTES). */
   dlqMaxRawBytes: (config: C) => number;
+  /** HEAP_GROWING_PERCENT: how far V8's old generation may grow between full GCs (ADR 0085). */
+  heapGrowingPercent: (config: C) => number;
 }
 
 /**
@@ -83,6 +86,7 @@ export async function runService<C>(opts: RunServiceOptions<C>): Promise<INestAp
   let root: ReturnType<RunServiceOptions<C>['module']>;
   try {
     config = opts.loadConfig();
+    applyHeapGrowth(opts.heapGrowingPercent(config));
     logger = new PinoLogger(opts.service, opts.logLevel(config), { format: opts.logFormat?.(config), version: arvisVersion() });
     // Building the root module loads the tool packages: a package that cannot be loaded is a
     // configuration problem too.

@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { waitForQuietMachine } from './quiet';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { envInt, envString, loadConfig } from '@arvis/config';
@@ -167,8 +168,12 @@ async function main(argv: string[]): Promise<void> {
   if ('counter' in jmx) ctx.brokerRequests = jmx.counter;
   const base = { PATH: env.PATH, HOME: env.HOME, LOG_LEVEL: 'warn', KAFKA_BROKERS: env.KAFKA_BROKERS, DATABASE_URL: `postgresql://postgres@127.0.0.1:5432/arvis_${env.ARVIS_TEST_NAMESPACE}bench`.toLowerCase() };
   const builds = await Promise.all((await variants(o, env)).map(async (v) => ({ v, env: await variantEnv(v, base) })));
+  // The builds above load the machine; its load average decays for a minute or two after them.
+  const quiet = o.quietWaitS > 0 ? await waitForQuietMachine(o.quietWaitS, say) : undefined;
   const loadAverageAtStart = loadavg();
   const notes = [`Load average ${loadAverageAtStart.map((l) => l.toFixed(2)).join(' ')} at start: figures from a busy machine are not comparable with a quiet one's.`];
+  if (quiet && !quiet.quiet) notes.push(`The machine did not get quiet: load average ${quiet.load.toFixed(2)} after waiting ${quiet.waitedS} s (--quiet-wait-s); rerun on a quieter machine.`);
+  else if (quiet && quiet.waitedS > 0) notes.push(`Waited ${quiet.waitedS} s after the builds for the load average to fall below 1.0.`);
   if ('error' in jmx) notes.push(`Broker requests not counted: ${jmx.error}`);
   if (o.idleOnly) notes.push('--idle-only: no steps, no baselines, no broker warm-up; the idle phase follows the 200 warm-up decisions.');
   const baselineFigures = o.idleOnly ? {} : await baselines(o, env, brokers);

@@ -2,7 +2,7 @@ import { parseOptions } from './options';
 
 describe('bench options', () => {
   it('has the documented defaults', () => {
-    expect(parseOptions([])).toEqual({ decisions: 20000, throughputRuns: 1, brokerWarmup: 5000, sweep: [50, 200, 500, 1000], stepSeconds: 20, p99BoundMs: 1000, baselines: true, baselineSeconds: 10, load: 'realistic', idleSeconds: 20, idleOnly: false, scale: [], cpuProf: false, bFirst: false, help: false });
+    expect(parseOptions([])).toEqual({ decisions: 20000, throughputRuns: 1, brokerWarmup: 5000, sweep: [50, 200, 500, 1000], stepSeconds: 20, p99BoundMs: 1000, baselines: true, baselineSeconds: 10, load: 'realistic', idleSeconds: 20, idleOnly: false, scale: [], cpuProf: false, quietWaitS: 180, bFirst: false, help: false });
   });
 
   it('reads a short run and a comparison', () => {
@@ -14,6 +14,11 @@ describe('bench options', () => {
     expect(parseOptions(['--throughput-runs', '3']).throughputRuns).toBe(3);
     expect(() => parseOptions(['--throughput-runs', '0'])).toThrow(/--throughput-runs/);
     expect(() => parseOptions(['--throughput-runs', '26'])).toThrow(/--throughput-runs/);
+  });
+
+  it('waits for a quiet machine up to --quiet-wait-s seconds, 0 not at all', () => {
+    expect(parseOptions(['--quiet-wait-s', '0']).quietWaitS).toBe(0);
+    expect(() => parseOptions(['--quiet-wait-s', '-1'])).toThrow(/--quiet-wait-s/);
   });
 
   it('measures B first only when asked', () => {

@@ -30,6 +30,8 @@ export interface BenchOptions {
   out?: string;
   /** Write a V8 CPU profile of each app per step into its logs folder (profiling costs CPU: figures are not comparable). */
   cpuProf: boolean;
+  /** Longest wait, after the builds, for the 1-minute load average to fall below 1.0 before measuring (0: no wait). */
+  quietWaitS: number;
   help: boolean;
 }
 
@@ -60,6 +62,8 @@ export const USAGE = `usage: npm run bench -- [options]
                          tell a difference of the builds from one of the measuring position
   --out DIR              results folder (default bench/results/<UTC timestamp>)
   --cpu-prof             write a V8 CPU profile of each app per step (logs/<step>/*.cpuprofile); slows the apps
+  --quiet-wait-s S       after the builds, wait up to S seconds for the 1-minute load average to fall below
+                         1.0 before measuring (default 180; 0 skips the wait); a start above it is noted
   --help                 this text`;
 
 const int = (name: string, raw: string | undefined, def: number, min: number, max: number): number => {
@@ -100,6 +104,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'b-first': { type: 'boolean', default: false },
       out: { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
+      'quiet-wait-s': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -125,6 +130,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     ...(values.compare ? { compare: values.compare } : {}),
     ...(values.out ? { out: values.out } : {}),
     cpuProf: values['cpu-prof'] === true,
+    quietWaitS: int('quiet-wait-s', values['quiet-wait-s'], 180, 0, 3600),
     bFirst: values['b-first'] === true,
     help: values.help === true,
   };

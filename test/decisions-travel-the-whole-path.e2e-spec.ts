@@ -1,4 +1,5 @@
 import { chainHash } from '@arvis/crypto';
+import { createKafka } from '@arvis/kafka';
 import { sharedEnvironment } from './support/environment';
 import { Harness } from './support/harness';
 
@@ -41,6 +42,16 @@ describe('decisions travel the whole path through real services', () => {
     expect([...onTopic.values()].every((es) => es.length === 1)).toBe(true);
     const topicSeqs = new Set([...onTopic.values()].map((es) => es[0].journalSeq));
     expect(topicSeqs).toEqual(new Set(rows.map((r) => r.journal_seq)));
+
+    // The watcher's group is thrown away: it read all of that and committed no offset for it.
+    const admin = createKafka({ brokers: h.env.brokers, clientId: 'arvis-test-admin' }).admin();
+    await admin.connect();
+    try {
+      const committed = await admin.fetchOffsets({ groupId: h.journal.groupId, topics: [h.topics.journal] });
+      expect(committed.flatMap((t) => t.partitions.map((p) => p.offset)).every((o) => o === '-1')).toBe(true);
+    } finally {
+      await admin.disconnect();
+    }
   });
 
   it('keeps the journal table a hash chain without gaps', async () => {

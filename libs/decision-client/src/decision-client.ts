@@ -170,9 +170,12 @@ export class JournalWatcher {
     this.kafka = createKafka(connection, 'arvis-journal-watcher');
   }
 
+  /** Its throwaway consumer group: read from the beginning at every start, so it commits no offsets. */
+  readonly groupId = `arvis-journal-watcher-${process.pid}-${Date.now()}`;
+
   async start(): Promise<void> {
     this.consumer = this.kafka.consumer({
-      groupId: `arvis-journal-watcher-${process.pid}-${Date.now()}`,
+      groupId: this.groupId,
       sessionTimeout: 10000,
       allowAutoTopicCreation: false,
     });
@@ -182,6 +185,9 @@ export class JournalWatcher {
     const joined = new Promise<void>((r) => (resolveJoined = r));
     this.consumer.on(this.consumer.events.GROUP_JOIN, () => resolveJoined());
     await this.consumer.run({
+      // No start ever reads this group's offsets: committing them (after every fetched batch, by
+      // default) was one OffsetCommit request, and one write to the broker's offsets topic, per batch.
+      autoCommit: false,
       eachMessage: async ({ topic, message }) => {
         if (!message.value) return;
         if (topic === this.topics.journal) {

@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Pool } from 'pg';
 import type { DecisionInput } from '@arvis/decision-client';
+import { applyDatabaseRoles, componentRole, DEFAULT_ROLE_PREFIX } from '@arvis/persistence';
 import { RetentionPruner } from '../libs/lifecycle/src/retention-pruner';
 import { Harness } from './support/harness';
 import type { RunningApp } from './support/services';
@@ -10,12 +12,14 @@ const SECRET = 'webhook-secret-of-the-approvers-'.padEnd(40, 'x');
 
 // approver_notifications is pruned by retention (ADR 0086): a notification row goes in the same
 // statement as its confirmation, once the dedupe window has passed and the confirmation no longer
-// waits; a waiting confirmation keeps its row, and neither is notified again afterwards.
+// waits; a waiting confirmation keeps its row, and neither is notified again afterwards. The pass
+// runs logged in as the authorizer's own database role, as retention does in the authorizer.
 describe('retention of approver notifications', () => {
   let stack: Stack;
   let h: Harness;
   let authorizer: RunningApp;
   let endpoint: Server;
+  let asAuthorizer: Pool;
   const received: string[] = [];
 
   beforeAll(async () => {
@@ -28,6 +32,10 @@ describe('retention of approver notifications', () => {
     });
     await new Promise<void>((r) => endpoint.listen(0, '127.0.0.1', r));
     stack = await Stack.create('notify-prune');
+    await applyDatabaseRoles(stack.env.databaseUrl, { prefix: DEFAULT_ROLE_PREFIX, packages: ['@arvis/tool-demo'] });
+    const url = new URL(stack.env.databaseUrl);
+    url.username = componentRole(DEFAULT_ROLE_PREFIX, 'authorizer');
+    asAuthorizer = new Pool({ connectionString: url.toString(), max: 1 });
     authorizer = await stack.start('authorizer', 'authorizer', {
       env: {
         NOTIFY_WEBHOOK_URL: `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/hooks/arvis`,
@@ -43,6 +51,7 @@ describe('retention of approver notifications', () => {
     h = await new Harness(stack.env).start();
   });
   afterAll(async () => {
+    await asAuthorizer?.end();
     await h?.close();
     await stack?.stop();
     await new Promise((r) => (endpoint ? endpoint.close(r) : r(undefined)));
@@ -84,7 +93,7 @@ describe('retention of approver notifications', () => {
 
     // Past a 1 s window (the authorizer's own retention is off; this pass needs no broker fence).
     await new Promise((r) => setTimeout(r, 1500));
-    const counts = await new RetentionPruner(h.db, { decisionsMs: 1000, dedupeMs: 1000, batch: 10 }).pruneOnce({ dedupe: true });
+    const counts = await new RetentionPruner(asAuthorizer, { decisionsMs: 1000, dedupeMs: 1000, batch: 10 }).pruneOnce({ dedupe: true });
     const [{ n }] = await h.query<{ n: string }>('SELECT count(*)::text AS n FROM approver_notifications WHERE confirmation_id = $1', [deniedId]);
     expect(n).toBe('0');
     expect(counts).toMatchObject({ inbox: 1, confirmations: 1, notifications: 1 });

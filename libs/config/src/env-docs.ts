@@ -113,6 +113,7 @@ export const ENV_DOCS: Readonly<Record<string, EnvVariableDoc>> = {
   NOTIFY_MAX_ATTEMPTS: { description: 'Attempts per notification before it is given up (recorded, and logged).', adr: ['0070'] },
   NOTIFY_BACKOFF_MS: { description: 'The wait after a first failed attempt; it doubles after each further one, up to 5 minutes.', adr: ['0070'] },
   NOTIFY_TIMEOUT_MS: { description: 'How long one webhook attempt may take.', adr: ['0070'] },
+  NOTIFY_LEASE_MS: { description: 'How long a replica that claimed a notification holds it: if it dies mid-send, another replica sends it (same delivery id) once this lapses. Must be longer than NOTIFY_TIMEOUT_MS.', adr: ['0070', '0086'] },
   CONSOLE_DEV_TENANT: { description: 'Development profile only: the tenant of the dev approver.', adr: ['0037'] },
   MAX_DECISION_BYTES: { description: 'A larger decision message is dead-lettered unread.', adr: ['0003'] },
   TRUSTED_ISSUERS: { description: 'JSON list, one entry per identity provider: `{issuer, alg, tenants}` and one key source (`publicKey`, `jwksFile`, `jwksUri`), optional rules (docs/identity.md); `oidc` `{clientId, clientSecretFile, redirectUri, scope}` for console sign-in through that provider (docs/approver-console.md).', adr: ['0030', '0031', '0035', '0071'], secret: true, type: 'JSON list' },

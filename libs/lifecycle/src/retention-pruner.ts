@@ -19,10 +19,12 @@ export interface PruneCounts {
   retries: number;
   /** Body-start markers (tool_body_starts) of pruned capabilities; recovery's fences are kept. */
   markers: number;
+  /** Approver webhook rows (ADR 0070) of pruned confirmations. */
+  notifications: number;
   batches: number;
 }
 
-export const NO_PRUNED_ROWS: PruneCounts = { intents: 0, capabilities: 0, effects: 0, inbox: 0, confirmations: 0, retries: 0, markers: 0, batches: 0 };
+export const NO_PRUNED_ROWS: PruneCounts = { intents: 0, capabilities: 0, effects: 0, inbox: 0, confirmations: 0, retries: 0, markers: 0, notifications: 0, batches: 0 };
 
 /** One pruner at a time across all processes (distinct from the relay's and checkpointer's locks). */
 const PRUNER_LOCK = 0x41524554; // 'ARET'
@@ -92,7 +94,7 @@ SELECT (SELECT count(*) FROM scanned)::int AS scanned,
 
 /**
  * What dedupe needs, after the window: the inbox row (a redelivered decisionId is a no-op while
- * it exists), the decision's confirmation and its retry row. Only once its material is gone (so
+ * it exists), the decision's confirmation with its approver notifications, and its retry row. Only once its material is gone (so
  * every reason that kept the material keeps these too), no retry waits on its body, and every
  * retry of its chain has been submitted and ended (attempts are counted from the retries table).
  */
@@ -124,6 +126,13 @@ WITH scanned AS (
   DELETE FROM decision_inbox d USING prunable p WHERE d.decision_id = p.decision_id AND d.tenant = p.tenant RETURNING 1
 ), gone_confirmations AS (
   DELETE FROM confirmations c USING prunable p WHERE c.decision_id = p.decision_id AND c.tenant = p.tenant RETURNING 1
+), gone_notifications AS (
+  -- With their confirmation, in the same statement: a notification row is what stops the enqueue
+  -- pass owing it again, and it is only owed while its confirmation waits, which a pruned one no
+  -- longer does (open confirmations keep their decision above). This CTE's snapshot still sees the
+  -- confirmations deleted beside it.
+  DELETE FROM approver_notifications n USING confirmations c, prunable p
+  WHERE c.decision_id = p.decision_id AND c.tenant = p.tenant AND n.confirmation_id = c.confirmation_id AND n.tenant = c.tenant RETURNING 1
 ), gone_retries AS (
   DELETE FROM retries r USING prunable p WHERE r.decision_id = p.decision_id AND r.tenant = p.tenant RETURNING 1
 )
@@ -132,6 +141,7 @@ SELECT (SELECT count(*) FROM scanned)::int AS scanned,
        (SELECT count(*) FROM gone_inbox)::int AS inbox,
        (SELECT count(*) FROM gone_confirmations)::int AS confirmations,
        (SELECT count(*) FROM gone_retries)::int AS retries,
+       (SELECT count(*) FROM gone_notifications)::int AS notifications,
        (SELECT received_at::text FROM scanned ORDER BY received_at DESC, decision_id DESC LIMIT 1) AS last_at,
        (SELECT decision_id FROM scanned ORDER BY received_at DESC, decision_id DESC LIMIT 1) AS last_id`;
 
@@ -169,6 +179,7 @@ interface DedupeRow {
   inbox: number;
   confirmations: number;
   retries: number;
+  notifications: number;
   last_at: string | null;
   last_id: string | null;
 }
@@ -246,13 +257,17 @@ export class RetentionPruner {
     const fenceParams = [marks.map(([p]) => p), marks.map(([, low]) => low), fence?.legacyRowsMayGo ?? true, fence === null];
     for (let at = START; keepGoing(); ) {
       const r = await inTransaction(client, DEDUPE_BATCH, [dedupeMs, at.at, at.id, batch, OPEN_CONFIRMATIONS, ...fenceParams], (r: DedupeRow) =>
-        // One inbox row per decision; at most one confirmation and one retry row each.
-        r.inbox !== r.prunable || r.confirmations > r.prunable || r.retries > r.prunable ? `deleted ${r.inbox} inbox rows for ${r.prunable} decisions` : null,
+        // One inbox row per decision; at most one confirmation and one retry row each, and at most
+        // two notifications (parked, expiring) per confirmation.
+        r.inbox !== r.prunable || r.confirmations > r.prunable || r.retries > r.prunable || r.notifications > 2 * r.confirmations
+          ? `deleted ${r.inbox} inbox rows, ${r.confirmations} confirmations and ${r.notifications} notifications for ${r.prunable} decisions`
+          : null,
       );
       counts.batches++;
       counts.inbox += r.inbox;
       counts.confirmations += r.confirmations;
       counts.retries += r.retries;
+      counts.notifications += r.notifications;
       if (r.scanned < batch || r.last_at === null) return;
       at = { at: r.last_at, id: r.last_id! };
     }

@@ -159,4 +159,13 @@ describe('authorizer configuration', () => {
       expect.stringMatching(/^RETENTION_DEDUPE_MS: must be at least RETENTION_DECISIONS_MS \(2000\)/),
     ]);
   });
+
+  it('leases a notification for 60 s by default and refuses a lease that could lapse while its attempt still waits', () => {
+    const key = issuers({ issuer: 'i', alg: 'EdDSA', publicKey: pem('public') });
+    const notify = { NOTIFY_WEBHOOK_URL: 'https://hooks.example/arvis', NOTIFY_WEBHOOK_SECRET: 's'.repeat(32), CONSOLE_PUBLIC_URL: 'https://ops.example/console' };
+    expect(loadAuthorizerConfig({ ...base, ...key, ...notify }).notify).toMatchObject({ leaseMs: 60_000, timeoutMs: 5000 });
+    expect(problems({ ...base, ...key, ...notify, NOTIFY_LEASE_MS: '5000', NOTIFY_TIMEOUT_MS: '5000' })).toEqual([
+      expect.stringMatching(/^NOTIFY_LEASE_MS: must be longer than NOTIFY_TIMEOUT_MS/),
+    ]);
+  });
 });

@@ -58,6 +58,11 @@ export const AuthorizerEnv = z
     NOTIFY_MAX_ATTEMPTS: envInt(8, 1, 100),
     NOTIFY_BACKOFF_MS: envInt(1000, 10, 3_600_000),
     NOTIFY_TIMEOUT_MS: envInt(5000, 100, 60_000),
+    /**
+     * How long a replica that claimed a notification holds it (ADR 0070): another replica sends it
+     * only once this lapses, so a replica that died mid-send delays it by at most this.
+     */
+    NOTIFY_LEASE_MS: envInt(60_000, 1000, 3_600_000),
     /** Tool packages (module specifiers or paths, comma-separated) whose tools this authorizer judges. */
     ARVIS_TOOL_PACKAGES: toolPackagesEnv,
     KAFKA_GROUP_ID: envString('arvis-authorizer'),
@@ -116,6 +121,9 @@ export const AuthorizerEnv = z
     for (const message of devSignInProblems(env)) ctx.addIssue({ code: 'custom', path: ['CONSOLE_DEV_ISSUER_KEY'], message });
     if (env.NOTIFY_WEBHOOK_URL !== undefined && env.NOTIFY_WEBHOOK_SECRET === undefined) ctx.addIssue({ code: 'custom', path: ['NOTIFY_WEBHOOK_SECRET'], message: 'is required with NOTIFY_WEBHOOK_URL (each delivery is signed with it)' });
     if (env.NOTIFY_WEBHOOK_URL !== undefined && env.CONSOLE_PUBLIC_URL === undefined) ctx.addIssue({ code: 'custom', path: ['CONSOLE_PUBLIC_URL'], message: 'is required with NOTIFY_WEBHOOK_URL (each notification links to the console)' });
+    // A lease that could lapse while its attempt still waits for an answer would let a second
+    // replica send the same notification alongside it.
+    if (env.NOTIFY_LEASE_MS <= env.NOTIFY_TIMEOUT_MS) ctx.addIssue({ code: 'custom', path: ['NOTIFY_LEASE_MS'], message: 'must be longer than NOTIFY_TIMEOUT_MS (an attempt must end inside its lease)' });
   });
 
 /** The dev sign-in mints approver tokens: never outside the development profile. */
@@ -159,6 +167,7 @@ export function loadAuthorizerConfig(env?: Record<string, string | undefined>) {
             maxAttempts: e.NOTIFY_MAX_ATTEMPTS,
             backoffMs: e.NOTIFY_BACKOFF_MS,
             timeoutMs: e.NOTIFY_TIMEOUT_MS,
+            leaseMs: e.NOTIFY_LEASE_MS,
           }
         : null,
     sliceSize: e.CONSUMER_SLICE_SIZE,

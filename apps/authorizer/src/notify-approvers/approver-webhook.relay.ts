@@ -14,8 +14,6 @@ interface Claimed {
   attempts: number;
 }
 
-const LEASE_MS = 60_000;
-
 /**
  * Approver notifications (ADR 0070), off unless NOTIFY_WEBHOOK_URL is set. Each pass, on every
  * replica: enqueue a row per (confirmation, event) still owed (the unique key lets one insert win
@@ -52,7 +50,7 @@ export class ApproverWebhookRelay implements OnApplicationBootstrap, OnModuleDes
       WHERE c.confirmation_id = n.confirmation_id AND c.tenant = n.tenant AND n.delivered_at IS NULL AND n.abandoned_at IS NULL
         AND (n.lease_until IS NULL OR n.lease_until < now()) AND NOT (c.status = 'pending' AND c.expires_at > now())`;
     const claimed = await this.db.$queryRaw<Claimed[]>`
-      UPDATE approver_notifications n SET lease_until = now() + ${LEASE_MS} * interval '1 millisecond', attempts = n.attempts + 1
+      UPDATE approver_notifications n SET lease_until = now() + ${notify.leaseMs} * interval '1 millisecond', attempts = n.attempts + 1
       WHERE (n.delivery_id, n.tenant) IN (
         SELECT d.delivery_id, d.tenant FROM approver_notifications d
         WHERE d.delivered_at IS NULL AND d.abandoned_at IS NULL AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())

@@ -7,7 +7,7 @@ import { MetricsRegistry, JournalRollbackGuard, PeriodicTask } from '@arvis/runt
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { readDedupeFence } from './dedupe-fence';
 
-const TABLES = ['intents', 'capabilities', 'effects', 'inbox', 'confirmations', 'retries', 'markers'] as const;
+const TABLES = ['intents', 'capabilities', 'effects', 'inbox', 'confirmations', 'retries', 'markers', 'notifications'] as const;
 
 /**
  * Retention (ADR 0041): every RETENTION_PRUNE_INTERVAL_MS, deletes what no guarantee still needs,

@@ -65,8 +65,9 @@ export const PROJECT_GRANTS: Record<Component, Record<string, Privilege[]>> = {
     store_rebinds: RI,
     // Approver console sessions (ADR 0037): signed in, read per request, revoked, ended ones pruned.
     console_sessions: RIUD,
-    // Approver webhooks (ADR 0070): enqueued, claimed, recorded; never deleted by the authorizer.
-    approver_notifications: RIU,
+    // Approver webhooks (ADR 0070): enqueued, claimed, recorded; retention deletes them with their
+    // confirmation (ADR 0086).
+    approver_notifications: RIUD,
     // Retention deletes the body-start markers of pruned capabilities (never recovery's fences).
     tool_body_starts: RD,
   },

@@ -1,3 +1,4 @@
+import type { Admin } from 'kafkajs';
 import { Pool } from 'pg';
 import { topicsFor, type KafkaSecurity } from '@arvis/config';
 import type { Topics } from '@arvis/contracts';
@@ -111,14 +112,24 @@ export class Harness {
 
   /** Waits until a consumer group has committed past an offset: the message was fully handled. */
   async waitForGroupPast(groupId: string, topic: string, partition: number, offset: string): Promise<void> {
+    await this.withAdmin((admin) =>
+      this.waitUntil(`${groupId} to commit past ${topic}[${partition}]@${offset}`, async () => {
+        const p = (await committedOffsets(admin, groupId, topic)).find((x) => x.partition === partition);
+        return !!p && BigInt(p.offset) > BigInt(offset);
+      }),
+    );
+  }
+
+  /** A consumer group's committed offset per partition of a topic ('-1' where it committed none). */
+  committedOffsets(groupId: string, topic: string): Promise<{ partition: number; offset: string }[]> {
+    return this.withAdmin((admin) => committedOffsets(admin, groupId, topic));
+  }
+
+  private async withAdmin<T>(fn: (admin: Admin) => Promise<T>): Promise<T> {
     const admin = createKafka({ brokers: this.env.brokers, clientId: 'arvis-test-admin' }).admin();
     await admin.connect();
     try {
-      await this.waitUntil(`${groupId} to commit past ${topic}[${partition}]@${offset}`, async () => {
-        const [t] = await admin.fetchOffsets({ groupId, topics: [topic] });
-        const p = t.partitions.find((x) => x.partition === partition);
-        return !!p && BigInt(p.offset) > BigInt(offset);
-      });
+      return await fn(admin);
     } finally {
       await admin.disconnect();
     }
@@ -129,4 +140,9 @@ export class Harness {
     await this.journal.stop();
     await this.db.end();
   }
+}
+
+async function committedOffsets(admin: Admin, groupId: string, topic: string): Promise<{ partition: number; offset: string }[]> {
+  const [t] = await admin.fetchOffsets({ groupId, topics: [topic] });
+  return t.partitions;
 }

@@ -1,7 +1,7 @@
 import { chainLink } from '@arvis/crypto';
 import { isFinalKind, JournalEntryDraftSchema, SPEC_VERSION, type JournalEntry } from '@arvis/contracts';
 import { unnestOf, type ColumnMap, type Tx } from '@arvis/persistence';
-import { outboxInsert, type OutboxRow } from '@arvis/outbox';
+import { outboxInsertFrom } from '@arvis/outbox';
 import { traceIdOf, type TraceCarrier } from '@arvis/tracing';
 import type { JournalDraft } from './entries';
 import { observeFinal } from './journal-metrics';
@@ -117,36 +117,58 @@ export async function appendJournal(tx: Tx, drafts: readonly JournalDraft[], jou
     head.lastSeq = seq;
     head.lastHash = hash;
   });
-  // A final entry's copy names its tenant: the relay also sends that same row to the tenant's
-  // result topic (ADR 0073). No second row, no second payload.
-  const outbox = rows.map(
-    (r): OutboxRow => ({ topic: journalTopic, key: r.entry.runId, payload: JSON.stringify(r.entry), traceContext: r.trace, ...(isFinalKind(r.entry.kind) ? { resultTenant: r.entry.tenant } : {}) }),
-  );
   const moved = [...heads.values()].filter((h) => rows.some((r) => r.entry.chain === h.chain));
-  await insertAndMoveHeads(tx, rows, moved, outbox);
+  await insertAndMoveHeads(tx, rows, moved, { topic: journalTopic });
   rows.forEach((r, i) => observeFinal(r.entry, dbNow, admitted[i]));
   return entries;
 }
 
-/** The entries, the heads' moves and (when given) the entries' topic copies in one statement; every row count is checked. */
-export async function insertAndMoveHeads(tx: Tx, rows: JournalRow[], heads: readonly LockedHead[], copies: readonly OutboxRow[] = []): Promise<void> {
+/**
+ * The topic copy of each entry, built by PostgreSQL from the entry's own parameters: the stored
+ * text (canonical, unhashed, always a JSON object) with `hash` and, when traced, `traceId` added
+ * before its closing brace. No second copy of the entry travels to the database, and none is
+ * serialised here. Both are lowercase hex, so they need no escaping. A final entry's copy names
+ * its tenant: the relay also sends that same row to the tenant's result topic (ADR 0073).
+ */
+const COPY_PAYLOAD = `left(v.entry, -1) || ',"hash":"' || v.hash || '"' || coalesce(',"traceId":"' || v.trace_id || '"', '') || '}'`;
+
+/**
+ * The entries, the heads' moves and (when a topic is given) the entries' topic copies in one
+ * statement; every row count is checked. The copies read the entries' parameters again (one
+ * unnest, in the rows' order, so they take outbox positions in chain order) with the writers'
+ * trace contexts beside them.
+ */
+export async function insertAndMoveHeads(tx: Tx, rows: JournalRow[], heads: readonly LockedHead[], copies?: { topic: string }): Promise<void> {
   const u = unnestOf(JOURNAL_COLUMNS, rows);
   const n = u.params.length;
-  const queue = copies.length > 0 ? outboxInsert(copies, n + 3) : undefined;
+  const col = (name: string) => `$${u.names.indexOf(name) + 1}::${JOURNAL_COLUMNS[name][0]}[]`;
+  const traces = copies && rows.some((r) => r.trace) ? rows.map((r) => (r.trace ? JSON.stringify(r.trace) : null)) : undefined;
+  const queue = copies
+    ? outboxInsertFrom({
+        from: `unnest(${['run_id', 'tenant', 'entry', 'hash', 'trace_id', 'final_decision_id'].map(col).join(', ')}${traces ? `, $${n + 5}::jsonb[]` : ''})
+               AS v(run_id, tenant, entry, hash, trace_id, final_decision_id${traces ? ', trace_context' : ''})`,
+        topic: `$${n + 4}::text`,
+        key: 'v.run_id',
+        payload: COPY_PAYLOAD,
+        traceContext: traces ? 'v.trace_context' : undefined,
+        resultTenant: 'CASE WHEN v.final_decision_id IS NOT NULL THEN v.tenant END',
+      })
+    : undefined;
   const [done] = await tx.$queryRawUnsafe<{ inserted: number; moved: number; queued: number }[]>(
     `WITH inserted AS (INSERT INTO journal (${u.names.join(', ')}) SELECT * FROM ${u.sql} RETURNING 1),
           moved AS (UPDATE journal_head h SET last_seq = m.seq, last_hash = m.hash
                     FROM unnest($${n + 1}::int[], $${n + 2}::bigint[], $${n + 3}::text[]) AS m(shard, seq, hash)
                     WHERE h.shard = m.shard RETURNING 1)${queue ? `,
-          queued AS (${queue.sql} RETURNING 1)` : ''}
+          queued AS (${queue} RETURNING 1)` : ''}
      SELECT (SELECT count(*) FROM inserted)::int AS inserted, (SELECT count(*) FROM moved)::int AS moved, ${queue ? '(SELECT count(*) FROM queued)::int' : '0'} AS queued`,
     ...u.params,
     heads.map((h) => h.shard),
     heads.map((h) => h.lastSeq.toString()),
     heads.map((h) => h.lastHash),
-    ...(queue?.params ?? []),
+    ...(copies ? [copies.topic] : []),
+    ...(traces ? [traces] : []),
   );
   if (done.inserted !== rows.length) throw new Error(`inserted ${done.inserted} of ${rows.length} rows into journal`);
   if (done.moved !== heads.length) throw new Error(`journal heads moved: ${done.moved} of ${heads.length}`);
-  if (done.queued !== copies.length) throw new Error(`inserted ${done.queued} of ${copies.length} journal copies into the outbox`);
+  if (done.queued !== (copies ? rows.length : 0)) throw new Error(`inserted ${done.queued} of ${copies ? rows.length : 0} journal copies into the outbox`);
 }

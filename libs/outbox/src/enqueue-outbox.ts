@@ -24,6 +24,8 @@ const OUTBOX_COLUMNS: ColumnMap<OutboxRow> = {
   result_tenant: ['text', (r) => r.resultTenant ?? null],
 };
 
+const NEXT_SEQ = `nextval(pg_get_serial_sequence('outbox', 'seq'))`;
+
 /**
  * The outbox INSERT for these rows, to run alone or as a part of a larger statement (a CTE):
  * its parameters are numbered after the first `after` of that statement. Rows without a reserved
@@ -32,11 +34,31 @@ const OUTBOX_COLUMNS: ColumnMap<OutboxRow> = {
 export function outboxInsert(rows: readonly OutboxRow[], after = 0): { sql: string; params: (string | boolean | null)[][] } {
   const u = unnestOf(OUTBOX_COLUMNS, rows, after);
   return {
-    sql: `INSERT INTO outbox (seq, topic, message_key, payload, headers, trace_context, result_tenant)
-     SELECT coalesce(v.seq, nextval(pg_get_serial_sequence('outbox', 'seq'))), v.topic, v.message_key, v.payload, v.headers, v.trace_context, v.result_tenant
-     FROM ${u.sql}`,
+    sql: outboxInsertFrom({
+      from: u.sql,
+      seq: `coalesce(v.seq, ${NEXT_SEQ})`,
+      topic: 'v.topic',
+      key: 'v.message_key',
+      payload: 'v.payload',
+      headers: 'v.headers',
+      traceContext: 'v.trace_context',
+      resultTenant: 'v.result_tenant',
+    }),
     params: u.params,
   };
+}
+
+/**
+ * An outbox INSERT whose rows a statement computes from its own source (SQL expressions over
+ * `from`), for copies of rows the same statement writes elsewhere: the copy is built by
+ * PostgreSQL, so its payload does not travel to the database a second time. Rows without `seq`
+ * take the next positions in the order `from` yields them.
+ */
+export function outboxInsertFrom(select: { from: string; topic: string; key: string; payload: string; seq?: string; headers?: string; traceContext?: string; resultTenant?: string }): string {
+  return `INSERT INTO outbox (seq, topic, message_key, payload, headers, trace_context, result_tenant)
+     SELECT ${select.seq ?? NEXT_SEQ}, ${select.topic}, ${select.key}, ${select.payload}, ${select.headers ?? 'NULL::jsonb'},
+            ${select.traceContext ?? 'NULL::jsonb'}, ${select.resultTenant ?? 'NULL::text'}
+     FROM ${select.from}`;
 }
 
 /** The outbox rows as a part of a statement that inserts other tables' rows too (insertParts). */

@@ -1,4 +1,4 @@
-export { enqueueOutbox, outboxInsert, outboxPart, reserveOutboxSeqs, type OutboxRow } from './enqueue-outbox';
+export { enqueueOutbox, outboxInsert, outboxInsertFrom, outboxPart, reserveOutboxSeqs, type OutboxRow } from './enqueue-outbox';
 export { OutboxRelay, type RelayStats } from './outbox.relay';
 export { NO_RELAY_HOOKS, type RelayHooks } from './relay-hooks';
 export { deadLetterRow } from './dead-letter';

@@ -6,7 +6,7 @@ export { applyMigrations, dropDatabase, ensureDatabase, listMigrations, Migratio
 export { applyToolMigrations, type MigratingPackage, type ToolMigrationReport } from './migrations/apply-tool-migrations';
 // Types only: a value export would load the Prisma client in every process (ADR 0051).
 export type { Prisma } from './generated/prisma/client';
-export { insertParts, insertRows, rowsPart, unnestOf, type ColumnMap, type InsertPart, type PgArrayType } from './insert-rows';
+export { insertParts, insertRows, rowsPart, unnestOf, type BuiltPart, type ColumnMap, type InsertPart, type PgArrayType } from './insert-rows';
 export { databaseFaultOf, handlePoolErrors, handleClientErrors, isDatabaseUnavailable, untilDatabaseAnswers, type DatabaseFault } from './pg-errors';
 export { PersistenceModule } from './persistence.module';
 export {

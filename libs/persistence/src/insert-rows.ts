@@ -47,7 +47,17 @@ export interface InsertPart {
   /** Names the part in a count mismatch (the table). */
   label: string;
   rows: number;
-  build(after: number): { sql: string; params: (string | boolean | null)[][] };
+  build(after: number): BuiltPart;
+}
+
+export interface BuiltPart {
+  sql: string;
+  params: (string | boolean | null)[][];
+  /**
+   * Further INSERTs of the same statement that read this part's parameters (a copy of its rows
+   * in another table, built by PostgreSQL, so its values travel once); each count is checked.
+   */
+  also?: readonly { label: string; rows: number; sql: string }[];
 }
 
 /** The INSERT ... SELECT FROM unnest(...) of these rows, as a part of insertParts' statement. */
@@ -66,28 +76,29 @@ export function rowsPart<T>(table: string, columns: ColumnMap<T>, rows: readonly
  * Several tables' rows in one statement (one data-modifying CTE per part), so a transaction that
  * writes four tables pays one round trip instead of four (ADR 0083); every part's count is
  * checked. The parts see one snapshot and none reads another's rows: no part may depend on
- * another having run first. A single part runs as a plain INSERT.
+ * another having run first (a part's `also` reads its parameters, never its rows). A single
+ * INSERT runs as a plain statement.
  */
 export async function insertParts(tx: Tx, parts: readonly InsertPart[]): Promise<void> {
   const due = parts.filter((p) => p.rows > 0);
   if (due.length === 0) return;
-  if (due.length === 1) {
-    const { sql, params } = due[0].build(0);
-    const inserted = await tx.$executeRawUnsafe(sql, ...params);
-    if (inserted !== due[0].rows) throw new Error(`inserted ${inserted} of ${due[0].rows} rows into ${due[0].label}`);
-    return;
-  }
   const params: (string | boolean | null)[][] = [];
-  const ctes = due.map((p, i) => {
+  const statements = due.flatMap((p) => {
     const built = p.build(params.length);
     params.push(...built.params);
-    return `p${i} AS (${built.sql} RETURNING 1)`;
+    return [{ label: p.label, rows: p.rows, sql: built.sql }, ...(built.also ?? [])];
   });
+  if (statements.length === 1) {
+    const inserted = await tx.$executeRawUnsafe(statements[0].sql, ...params);
+    if (inserted !== statements[0].rows) throw new Error(`inserted ${inserted} of ${statements[0].rows} rows into ${statements[0].label}`);
+    return;
+  }
+  const ctes = statements.map((st, i) => `p${i} AS (${st.sql} RETURNING 1)`);
   const [counts] = await tx.$queryRawUnsafe<Record<string, number>[]>(
-    `WITH ${ctes.join(',\n')}\nSELECT ${due.map((_, i) => `(SELECT count(*) FROM p${i})::int AS n${i}`).join(', ')}`,
+    `WITH ${ctes.join(',\n')}\nSELECT ${statements.map((_, i) => `(SELECT count(*) FROM p${i})::int AS n${i}`).join(', ')}`,
     ...params,
   );
-  due.forEach((p, i) => {
-    if (counts[`n${i}`] !== p.rows) throw new Error(`inserted ${counts[`n${i}`]} of ${p.rows} rows into ${p.label}`);
+  statements.forEach((st, i) => {
+    if (counts[`n${i}`] !== st.rows) throw new Error(`inserted ${counts[`n${i}`]} of ${st.rows} rows into ${st.label}`);
   });
 }

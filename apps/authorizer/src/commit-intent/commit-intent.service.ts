@@ -4,8 +4,8 @@ import { clipText, SPEC_VERSION, type IntentMessage, type ReasonCode, type Unsig
 import { capabilityCommitmentOf, effectContextCommitment, intentCommitmentOf, type IntentCommitmentMaterial } from '@arvis/effect-context';
 import { canonicalJson, commitment, loadEd25519PrivateKey, signCanonical, type SigningKey } from '@arvis/crypto';
 import { CapabilityStore, ConfirmationNotReservable, ConfirmationStore, type MintedCapability } from '@arvis/lifecycle';
-import { outboxPart, type OutboxRow } from '@arvis/outbox';
-import { insertParts, Prisma, rowsPart, StoreFingerprint, type ColumnMap, type InsertPart, type Tx } from '@arvis/persistence';
+import { outboxInsertFrom } from '@arvis/outbox';
+import { insertParts, Prisma, StoreFingerprint, unnestOf, type ColumnMap, type InsertPart, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import type { TraceCarrier } from '@arvis/tracing';
 import type { Authorized } from '../authorize-decision/authorization.types';
@@ -28,13 +28,9 @@ export interface CommitResult {
   messages: IntentMessage[];
   aborted: AbortedIntent[];
   /**
-   * The recorded intents' outbox rows, for the slice's one outbox statement (ADR 0049); empty
-   * when `isolate` is true (each intent's row went in under its own savepoint).
-   */
-  outbox: OutboxRow[];
-  /**
-   * The recorded intents' and capabilities' rows, for the slice's one insert statement with its
-   * inbox and outbox rows (ADR 0083); empty when `isolate` is true (each went in under its savepoint).
+   * The recorded intents' rows (with their messages' outbox rows) and capabilities' rows, for the
+   * slice's one insert statement with its inbox and outbox rows (ADR 0083); empty when `isolate`
+   * is true (each went in under its savepoint).
    */
   inserts: InsertPart[];
 }
@@ -52,7 +48,6 @@ interface Prepared {
   intent: Prisma.IntentCreateManyInput;
   capability: MintedCapability;
   message: IntentMessage;
-  seq: bigint;
   /** The intents topic of the tool's pool (ADR 0080). */
   topic: string;
   /** Sent with the intent message as traceparent/tracestate (ADR 0028). */
@@ -83,6 +78,45 @@ const INTENT_COLUMNS: ColumnMap<Prepared> = {
   message: ['text', (p) => p.intent.message ?? null],
   pool: ['text', (p) => p.intent.pool!],
 };
+
+
+/**
+ * The intents' rows and their messages' outbox rows, in one part of the slice's statement: the
+ * outbox rows are built by PostgreSQL from the intents' own parameters (message, run, durable
+ * position: the row's reserved outbox seq), so a message, the largest value of a slice, travels
+ * to the database once (ADR 0087). Only the topic and the writer's trace context are added.
+ */
+function intentsPart(prepared: readonly Prepared[]): InsertPart {
+  return {
+    label: 'intents',
+    rows: prepared.length,
+    build: (after) => {
+      const u = unnestOf(INTENT_COLUMNS, prepared, after);
+      const col = (name: keyof typeof INTENT_COLUMNS & string) => `$${after + u.names.indexOf(name) + 1}::${INTENT_COLUMNS[name][0]}[]`;
+      const n = after + u.params.length;
+      const traced = prepared.some((p) => p.trace);
+      return {
+        sql: `INSERT INTO intents (${u.names.join(', ')}) SELECT * FROM ${u.sql}`,
+        params: [...u.params, prepared.map((p) => p.topic), ...(traced ? [prepared.map((p) => (p.trace ? JSON.stringify(p.trace) : null))] : [])],
+        also: [
+          {
+            label: 'outbox (intent messages)',
+            rows: prepared.length,
+            sql: outboxInsertFrom({
+              from: `unnest(${col('durable_position')}, ${col('run_id')}, ${col('message')}, $${n + 1}::text[]${traced ? `, $${n + 2}::jsonb[]` : ''})
+                     AS m(seq, run_id, message, topic${traced ? ', trace_context' : ''})`,
+              seq: 'm.seq',
+              topic: 'm.topic',
+              key: 'm.run_id',
+              payload: 'm.message',
+              traceContext: traced ? 'm.trace_context' : undefined,
+            }),
+          },
+        ],
+      };
+    },
+  };
+}
 
 
 /**
@@ -124,7 +158,7 @@ export class CommitIntentService {
    * `positions`: outbox sequence numbers the slice's read statement reserved, in order.
    */
   async commit(tx: Tx, authorized: Authorized[], at: { committedAt: Date; positions: readonly bigint[] }, isolate: boolean, traceOf?: TraceOf): Promise<CommitResult> {
-    if (authorized.length === 0) return { messages: [], aborted: [], outbox: [], inserts: [] };
+    if (authorized.length === 0) return { messages: [], aborted: [], inserts: [] };
     const { committedAt } = at;
     if (at.positions.length < authorized.length) throw new Error(`${at.positions.length} outbox positions reserved for ${authorized.length} intents`);
     const seqs = at.positions;
@@ -143,13 +177,10 @@ export class CommitIntentService {
       else accepted.push(p);
     }
     const recorded: Prepared[] = [];
-    const outbox: OutboxRow[] = [];
     const inserts: InsertPart[] = [];
     if (!isolate) {
       try {
-        const rows = await this.record(tx, accepted);
-        outbox.push(...rows.outbox);
-        inserts.push(...rows.inserts);
+        inserts.push(...(await this.record(tx, accepted)));
         recorded.push(...accepted);
       } catch (e) {
         throw new IntentSinkError(e);
@@ -158,8 +189,7 @@ export class CommitIntentService {
       for (const p of accepted) {
         await tx.$executeRawUnsafe('SAVEPOINT intent_sink');
         try {
-          const rows = await this.record(tx, [p]);
-          await insertParts(tx, [...rows.inserts, outboxPart(rows.outbox)]);
+          await insertParts(tx, await this.record(tx, [p]));
           await tx.$executeRawUnsafe('RELEASE SAVEPOINT intent_sink');
           recorded.push(p);
         } catch (e) {
@@ -179,7 +209,7 @@ export class CommitIntentService {
       }
     }
     await this.revokeWithoutIntent(tx, aborted);
-    return { messages: recorded.map((p) => p.message), aborted, outbox, inserts };
+    return { messages: recorded.map((p) => p.message), aborted, inserts };
   }
 
   /** The committed material, once: it is hashed, stored as the intent row and echoed in the message. */
@@ -245,7 +275,6 @@ export class CommitIntentService {
     const unsigned = this.unsignedMessage(a, material, intentCommitment, receipt);
     return {
       a,
-      seq: position,
       topic: route.topic,
       intent: {
         ...material,
@@ -277,11 +306,12 @@ export class CommitIntentService {
   }
 
   /**
-   * The confirmations' reservation (done here), and the intents' and capabilities' rows with their
-   * outbox rows, for the caller to insert in one statement with the rest of its rows (ADR 0083).
+   * The confirmations' reservation (done here), and the intents' rows with their messages'
+   * outbox rows and the capabilities' rows, for the caller to insert in one statement with the
+   * rest of its rows (ADR 0083).
    */
-  private async record(tx: Tx, prepared: Prepared[]): Promise<{ outbox: OutboxRow[]; inserts: InsertPart[] }> {
-    if (prepared.length === 0) return { outbox: [], inserts: [] };
+  private async record(tx: Tx, prepared: Prepared[]): Promise<InsertPart[]> {
+    if (prepared.length === 0) return [];
     for (const p of prepared) await this.faults.beforeIntentInsert(tx, p.a.decision.decisionId);
     for (const p of prepared) p.intent.message = JSON.stringify(p.message);
     // approved -> reserved by this capability, only for exactly this action and while the grant
@@ -294,10 +324,7 @@ export class CommitIntentService {
           : [],
       ),
     );
-    return {
-      inserts: [rowsPart('intents', INTENT_COLUMNS, prepared), this.capabilities.mintPart(prepared.map((p) => p.capability))],
-      outbox: prepared.map((p) => ({ seq: p.seq, topic: p.topic, key: p.message.runId, payload: p.intent.message!, traceContext: p.trace })),
-    };
+    return [intentsPart(prepared), this.capabilities.mintPart(prepared.map((p) => p.capability))];
   }
 
   /** minted -> revoked for every aborted intent: the capability exists, and can never run. */

@@ -115,7 +115,7 @@ export class DecisionPipeline {
     const inboxRows = await this.inbox.write(tx, fresh, statusOf);
     const deadLetters = [...input.deadLetters, ...conflicts];
     // The slice's intents, capabilities, inbox and outbox rows go in with one statement, last (ADR 0083).
-    await this.journal.record(tx, { refused, aborted, parked, deadLetters, intents: sink.outbox, inserts: [...sink.inserts, inboxRows] }, traces.traceOf);
+    await this.journal.record(tx, { refused, aborted, parked, deadLetters, intents: savepointPerIntent ? 0 : sink.messages.length, inserts: [...sink.inserts, inboxRows] }, traces.traceOf);
     return {
       authorized: admitted.length - sink.aborted.length,
       refused: refused.length + aborted.length,

@@ -27,26 +27,27 @@ export class JournalOutcomesStep {
   async record(
     tx: Tx,
     /**
-     * `intents`: the recorded intents' outbox rows (bulk path), and `inserts` the other rows of the
-     * slice (intents, capabilities, inbox), for the slice's one insert statement.
+     * `inserts`: the slice's other rows (its intents with their messages' outbox rows,
+     * capabilities, inbox), for the slice's one insert statement; `intents`: how many intents
+     * they hold (bulk path).
      */
-    outcomes: { refused: Refused[]; aborted: AbortedIntent[]; parked: Parked[]; deadLetters: OutboxRow[]; intents?: OutboxRow[]; inserts?: InsertPart[] },
+    outcomes: { refused: Refused[]; aborted: AbortedIntent[]; parked: Parked[]; deadLetters: OutboxRow[]; intents?: number; inserts?: InsertPart[] },
     traceOf: TraceOf = () => undefined,
   ): Promise<void> {
     const traced = (draft: JournalDraft): JournalDraft => {
       const trace = traceOf(draft.decisionId);
       return trace ? { ...draft, trace } : draft;
     };
-    const intents = outcomes.intents ?? [];
+    const intents = outcomes.intents ?? 0;
     try {
       // Every row but the journal's first, outside the head lock: the heads are taken by the
       // slice's last statements, as by every other writer, so whoever holds one waits for no
       // other lock, and holds it only for the journal's insert and the commit (ADR 0084).
-      await insertParts(tx, [...(outcomes.inserts ?? []), outboxPart([...intents, ...outcomes.deadLetters])]);
+      await insertParts(tx, [...(outcomes.inserts ?? []), outboxPart(outcomes.deadLetters)]);
     } catch (e) {
       // The intents' rows are the sink's (ADR 0005): the slice is redone intent by intent (where
       // an inbox row that conflicts fails the slice as a whole, as it did on its own statement).
-      throw intents.length > 0 ? new IntentSinkError(e) : e;
+      throw intents > 0 ? new IntentSinkError(e) : e;
     }
     // The entries, the heads' moves and the entries' topic copies, last (appendJournal).
     await appendJournal(

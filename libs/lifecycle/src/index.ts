@@ -11,6 +11,7 @@ export {
   type ParkRequest,
   type ReserveRequest,
 } from './confirmation-store';
+export { IntentStore, type RedeliveredIntent } from './intent-store';
 export { NO_PRUNED_ROWS, RetentionPruner, type DedupeFence, type PruneCounts, type RetentionSettings } from './retention-pruner';
 export { expectMoved, type Sql } from './sql';
 export { LifecycleModule } from './lifecycle.module';

@@ -2,8 +2,11 @@ import { Global, Module } from '@nestjs/common';
 import { CapabilityStore } from './capability-store';
 import { ConfirmationStore } from './confirmation-store';
 import { EffectStore } from './effect-store';
+import { IntentStore } from './intent-store';
 
-/** The owners of the capability, effect and confirmation state machines. */
+const STORES = [CapabilityStore, EffectStore, ConfirmationStore, IntentStore];
+
+/** The owners of the capability, effect, confirmation and intent state machines (ADR 0087). */
 @Global()
-@Module({ providers: [CapabilityStore, EffectStore, ConfirmationStore], exports: [CapabilityStore, EffectStore, ConfirmationStore] })
+@Module({ providers: STORES, exports: STORES })
 export class LifecycleModule {}

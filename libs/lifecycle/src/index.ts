@@ -12,6 +12,7 @@ export {
   type ReserveRequest,
 } from './confirmation-store';
 export { IntentStore, type RedeliveredIntent } from './intent-store';
+export { RetryStore, type RetryKey, type RetryLimits, type RetryRequest } from './retry-store';
 export { NO_PRUNED_ROWS, RetentionPruner, type DedupeFence, type PruneCounts, type RetentionSettings } from './retention-pruner';
 export { expectMoved, type Sql } from './sql';
 export { LifecycleModule } from './lifecycle.module';

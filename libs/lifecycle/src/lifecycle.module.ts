@@ -3,10 +3,11 @@ import { CapabilityStore } from './capability-store';
 import { ConfirmationStore } from './confirmation-store';
 import { EffectStore } from './effect-store';
 import { IntentStore } from './intent-store';
+import { RetryStore } from './retry-store';
 
-const STORES = [CapabilityStore, EffectStore, ConfirmationStore, IntentStore];
+const STORES = [CapabilityStore, EffectStore, ConfirmationStore, IntentStore, RetryStore];
 
-/** The owners of the capability, effect, confirmation and intent state machines (ADR 0087). */
+/** The owners of the capability, effect, confirmation, intent and retry state machines (ADR 0087). */
 @Global()
 @Module({ providers: STORES, exports: STORES })
 export class LifecycleModule {}

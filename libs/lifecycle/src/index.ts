@@ -11,6 +11,7 @@ export {
   type ParkRequest,
   type ReserveRequest,
 } from './confirmation-store';
+export { InboxStore, type InboxStatus, type IsolatedDecision, type ReceivedDecision, type ResumedDecision } from './inbox-store';
 export { IntentStore, type RedeliveredIntent } from './intent-store';
 export { RetryStore, type RetryKey, type RetryLimits, type RetryRequest } from './retry-store';
 export { NO_PRUNED_ROWS, RetentionPruner, type DedupeFence, type PruneCounts, type RetentionSettings } from './retention-pruner';

@@ -1,5 +1,5 @@
 // Public surface of @arvis/lifecycle: the one owner of each state machine's table.
-export { CapabilityStore, type Activation, type CapabilityForActivation, type MintedCapability } from './capability-store';
+export { CapabilityStore, type Activation, type CapabilityForActivation, type JournaledUse, type MintedCapability } from './capability-store';
 export { EffectStore, type ClaimedEffect, type ClosedWaiter, type DuplicateClaim, type EffectToStart, type FinishedEffect, type LostEffect, type ResolvedEffect, type UnknownEffectState, type UnknownResolution } from './effect-store';
 export {
   ConfirmationNotReservable,

@@ -34,11 +34,23 @@ export interface Activation {
   receiptId: string;
 }
 
+/** A capability the journal topic's lost entries show used (ADR 0055), settled as they say after a restore. */
+export interface JournaledUse {
+  capabilityId: string;
+  /** The entry's time: when it was used, as near as the journal knows. */
+  at: string;
+  /** For a revocation: the refusal's reason code (null: capability_activation_failed). */
+  reason?: ReasonCode | null;
+}
+
 /**
  * The only writer of `capabilities`: minted (authorizer) -> consumed (dispatcher: activation and
  * consumption in one statement), or minted -> revoked. Every batch change first locks its rows in
  * id order, so two dispatchers handling overlapping sets in different orders wait for each other
  * instead of deadlocking (an UPDATE ... = ANY(...) locks rows in whatever order its plan visits them).
+ * After a restore from an older dump, an operator's reconciliation settles the capabilities the
+ * journal topic shows used (consumeAsJournaled, revokeAsJournaled; ADR 0055). Retention deletes
+ * them with their decision (ADR 0041, retention-pruner.ts).
  */
 @Injectable()
 export class CapabilityStore {
@@ -109,5 +121,36 @@ export class CapabilityStore {
       RETURNING c.capability_id`;
     if (consumed.length > new Set(activations.map((a) => a.capabilityId)).size) throw new Error(`consume: moved ${consumed.length} row(s) for ${activations.length} activation(s)`);
     return new Set(consumed.map((r) => r.capability_id));
+  }
+
+  /**
+   * After a restore from an older dump (ADR 0055): consumed as the dispatcher would have, bound to
+   * the intent's receipt, at the entry's time, by `consumedBy`. Only rows not yet used move (one
+   * the dump already held consumed stays as it is): at most as many as given, so the count is
+   * checked as an upper bound. Returns the ids that moved.
+   */
+  async consumeAsJournaled(tx: Sql, caps: readonly JournaledUse[], consumedBy: string): Promise<string[]> {
+    if (caps.length === 0) return [];
+    const rows = await tx.$queryRaw<{ capability_id: string }[]>`
+      UPDATE capabilities c SET state = 'consumed', bound_receipt_id = i.receipt_id, activated_at = COALESCE(c.activated_at, v.at),
+             consumed_by = ${consumedBy}, consumed_at = v.at
+      FROM unnest(${caps.map((c) => c.capabilityId)}::text[], ${caps.map((c) => c.at)}::timestamptz[]) AS v(capability_id, at)
+      JOIN intents i ON i.capability_id = v.capability_id
+      WHERE c.capability_id = v.capability_id AND c.state IN ('minted', 'activated')
+      RETURNING c.capability_id`;
+    if (rows.length > caps.length) throw new Error(`consumed ${rows.length} capabilities for ${caps.length}`);
+    return rows.map((r) => r.capability_id);
+  }
+
+  /** After a restore (ADR 0055): revoked with the refusal's reason, on the same terms as consumeAsJournaled. */
+  async revokeAsJournaled(tx: Sql, caps: readonly JournaledUse[]): Promise<string[]> {
+    if (caps.length === 0) return [];
+    const rows = await tx.$queryRaw<{ capability_id: string }[]>`
+      UPDATE capabilities c SET state = 'revoked', revoked_reason = v.reason
+      FROM unnest(${caps.map((c) => c.capabilityId)}::text[], ${caps.map((c) => c.reason ?? 'capability_activation_failed')}::text[]) AS v(capability_id, reason)
+      WHERE c.capability_id = v.capability_id AND c.state IN ('minted', 'activated')
+      RETURNING c.capability_id`;
+    if (rows.length > caps.length) throw new Error(`revoked ${rows.length} capabilities for ${caps.length}`);
+    return rows.map((r) => r.capability_id);
   }
 }

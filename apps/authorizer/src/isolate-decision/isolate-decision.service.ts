@@ -3,6 +3,7 @@ import { ActionDecisionSchema, clipText, parseInbound, SPEC_VERSION, type Action
 import { canonicalJson, commitment } from '@arvis/crypto';
 import { appendJournal } from '@arvis/journal';
 import type { IsolatedMessage } from '@arvis/kafka';
+import { InboxStore } from '@arvis/lifecycle';
 import { isTransientFault } from '@arvis/runtime';
 import { enqueueOutbox } from '@arvis/outbox';
 import { Database, type Tx } from '@arvis/persistence';
@@ -31,6 +32,7 @@ export class IsolateDecisionService {
   constructor(
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly db: Database,
+    private readonly inbox: InboxStore,
     private readonly identity: VerifyIdentityService,
   ) {}
 
@@ -63,16 +65,24 @@ export class IsolateDecisionService {
     const who = verified.identity;
     // Like every inbox row, without the token (ADR 0035).
     const { identity: _token, ...withoutToken } = d;
-    const claimed = await tx.$executeRaw`
-      INSERT INTO decision_inbox (decision_id, tenant, run_id, causal_id, tool, body_sha256, body, status, identity_sha256, identity_claims, source_partition, source_offset)
-      VALUES (${d.decisionId}, ${verified.stored.tenant}, ${d.runId}, ${d.causalId}, ${d.tool}, ${commitment(d)}, ${canonicalJson(withoutToken)}, 'refused',
-              ${verified.stored.tokenSha256}, ${JSON.stringify(verified.stored)}::jsonb, ${message.partition}::int, ${message.offset}::bigint)
-      ON CONFLICT (decision_id, tenant) DO NOTHING`;
+    const claimed = await this.inbox.isolate(tx, {
+      decisionId: d.decisionId,
+      tenant: verified.stored.tenant,
+      runId: d.runId,
+      causalId: d.causalId,
+      tool: d.tool,
+      bodySha256: commitment(d),
+      body: canonicalJson(withoutToken),
+      identitySha256: verified.stored.tokenSha256,
+      identityClaims: JSON.stringify(verified.stored),
+      sourcePartition: message.partition,
+      sourceOffset: message.offset,
+    });
     // The id already names a decision (this one, handled before, or another body): it keeps its
     // one outcome; this message only gets its dead letter.
-    const dlq = this.deadLetter(message, 'decision_unprocessable', claimed === 1 ? why : `${why}; decision ${d.decisionId} was already received`, receivedAt, d.decisionId);
+    const dlq = this.deadLetter(message, 'decision_unprocessable', claimed ? why : `${why}; decision ${d.decisionId} was already received`, receivedAt, d.decisionId);
     await enqueueOutbox(tx, [dlq]);
-    if (claimed !== 1) return;
+    if (!claimed) return;
     const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
     const entry: JournalEntryDraft = {
       specVersion: SPEC_VERSION,

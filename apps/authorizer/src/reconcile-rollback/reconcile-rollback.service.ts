@@ -2,13 +2,13 @@ import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { lostEntriesOf, restoreLostEntries } from '@arvis/journal';
 import { JOURNAL_HEAD_READER_GROUP_PREFIX, readTopic } from '@arvis/kafka';
-import { ConfirmationStore } from '@arvis/lifecycle';
-import { Database, type Tx } from '@arvis/persistence';
+import { CapabilityStore, ConfirmationStore } from '@arvis/lifecycle';
+import { Database } from '@arvis/persistence';
 import { JournalRollbackGuard } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { refusal, type AdminOutcome, type Operator } from '../admin-guard/admin-http';
 import { journalOperatorAct, type JournaledAct } from '../admin-guard/operator-journal';
-import { settledCapabilitiesOf, type SettledCapability } from './settled-capabilities';
+import { settledCapabilitiesOf } from './settled-capabilities';
 
 export const ReconcileBody = z.strictObject({
   note: z.string().trim().min(1, 'say which restore this is and why it is safe to go on').max(2000),
@@ -45,6 +45,7 @@ export class ReconcileRollbackService {
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly db: Database,
     private readonly rollback: JournalRollbackGuard,
+    private readonly capabilities: CapabilityStore,
     private readonly confirmations: ConfirmationStore,
   ) {}
 
@@ -69,8 +70,8 @@ export class ReconcileRollbackService {
     const settled = settledCapabilitiesOf(lost.entries.map((e) => e.entry));
     const done = await this.db.tx(async (tx) => {
       if (!(await restoreLostEntries(tx, lost.entries, from))) return null;
-      const consumed = await this.consume(tx, settled.filter((s) => s.state === 'consumed'));
-      const revoked = await this.revoke(tx, settled.filter((s) => s.state === 'revoked'));
+      const consumed = await this.capabilities.consumeAsJournaled(tx, settled.filter((s) => s.state === 'consumed'), RESTORED_CONSUMER);
+      const revoked = await this.capabilities.revokeAsJournaled(tx, settled.filter((s) => s.state === 'revoked'));
       // Spent where a body ran, released where none did, as the dispatcher would have.
       await this.confirmations.finalize(tx, [...consumed, ...revoked], [...consumed.map(() => 'effect_completed' as const), ...revoked.map(() => 'pre_effect_refusal' as const)]);
       const act = await journalOperatorAct(tx, this.config.topics.journal, operator, {
@@ -94,34 +95,5 @@ export class ReconcileRollbackService {
         revokedCapabilities: done.revoked.sort(),
       },
     };
-  }
-
-  /**
-   * Consumed as the dispatcher would have: bound to the intent's receipt, at the entry's time. Only
-   * rows not yet used move (one the dump already held consumed stays as it is): at most as many
-   * as given, so the count is checked as an upper bound.
-   */
-  private async consume(tx: Tx, caps: readonly SettledCapability[]): Promise<string[]> {
-    if (caps.length === 0) return [];
-    const rows = await tx.$queryRaw<{ capability_id: string }[]>`
-      UPDATE capabilities c SET state = 'consumed', bound_receipt_id = i.receipt_id, activated_at = COALESCE(c.activated_at, v.at),
-             consumed_by = ${RESTORED_CONSUMER}, consumed_at = v.at
-      FROM unnest(${caps.map((c) => c.capabilityId)}::text[], ${caps.map((c) => c.at)}::timestamptz[]) AS v(capability_id, at)
-      JOIN intents i ON i.capability_id = v.capability_id
-      WHERE c.capability_id = v.capability_id AND c.state IN ('minted', 'activated')
-      RETURNING c.capability_id`;
-    if (rows.length > caps.length) throw new Error(`consumed ${rows.length} capabilities for ${caps.length}`);
-    return rows.map((r) => r.capability_id);
-  }
-
-  private async revoke(tx: Tx, caps: readonly SettledCapability[]): Promise<string[]> {
-    if (caps.length === 0) return [];
-    const rows = await tx.$queryRaw<{ capability_id: string }[]>`
-      UPDATE capabilities c SET state = 'revoked', revoked_reason = v.reason
-      FROM unnest(${caps.map((c) => c.capabilityId)}::text[], ${caps.map((c) => c.reason ?? 'capability_activation_failed')}::text[]) AS v(capability_id, reason)
-      WHERE c.capability_id = v.capability_id AND c.state IN ('minted', 'activated')
-      RETURNING c.capability_id`;
-    if (rows.length > caps.length) throw new Error(`revoked ${rows.length} capabilities for ${caps.length}`);
-    return rows.map((r) => r.capability_id);
   }
 }

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { canonicalJson } from '@arvis/crypto';
 import type { OutboxRow } from '@arvis/outbox';
-import { rowsPart, type ColumnMap, type InsertPart, type Tx } from '@arvis/persistence';
+import { InboxStore, type InboxStatus, type ReceivedDecision, type ResumedDecision } from '@arvis/lifecycle';
+import type { InsertPart, Tx } from '@arvis/persistence';
 import type { Authorization } from '../authorize-decision/authorization.types';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
 import { scopedKey, storedIdentityOf, tenantOf, type Candidate } from '../decision-pipeline/pipeline.types';
@@ -12,24 +13,8 @@ export interface Fresh {
   outcome: Authorization;
 }
 
-export type InboxStatus = 'authorized' | 'refused' | 'parked';
-
-const INBOX_COLUMNS: ColumnMap<{ c: Candidate; status: InboxStatus }> = {
-  decision_id: ['text', (x) => x.c.decision.decisionId],
-  tenant: ['text', (x) => tenantOf(x.c)],
-  run_id: ['text', (x) => x.c.decision.runId],
-  causal_id: ['text', (x) => x.c.decision.causalId],
-  tool: ['text', (x) => x.c.decision.tool],
-  body_sha256: ['text', (x) => x.c.bodySha256],
-  // Without the token (ADR 0035): its SHA-256 and the claims verified from it instead.
-  body: ['text', (x) => x.c.body ?? canonicalJson(x.c.decision)],
-  status: ['text', (x) => x.status],
-  identity_sha256: ['text', (x) => x.c.identitySha256],
-  identity_claims: ['jsonb', (x) => storedClaimsJson(x.c)],
-  // Where the message was read: retention keeps the row while the broker can still deliver it.
-  source_partition: ['bigint', (x) => (x.c.origin.kind === 'message' ? x.c.origin.message.partition : null)],
-  source_offset: ['bigint', (x) => (x.c.origin.kind === 'message' ? x.c.origin.message.offset : null)],
-};
+/** Where the message was read: retention keeps the row while the broker can still deliver it. */
+const sourceOf = (c: Candidate) => (c.origin.kind === 'message' ? c.origin.message : null);
 
 const storedClaimsJson = (c: Candidate): string | null => {
   const stored = storedIdentityOf(c);
@@ -45,7 +30,10 @@ const storedClaimsJson = (c: Candidate): string | null => {
 export class RecordInboxStep {
   private readonly log = new Logger(RecordInboxStep.name);
 
-  constructor(@Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig) {}
+  constructor(
+    @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
+    private readonly inbox: InboxStore,
+  ) {}
 
   /** `known`: body hashes of the inbox rows of the slice's decision ids (by `scopedKey`), from the slice's read statement. */
   sort(candidates: Candidate[], known: ReadonlyMap<string, string>): { fresh: Candidate[]; redelivered: number; conflicts: OutboxRow[] } {
@@ -70,17 +58,37 @@ export class RecordInboxStep {
     // A concurrent consumer of the same partition (after a rebalance) conflicts on the primary
     // key where these rows go in and the whole slice retries, then sees them as redeliveries.
     const claims = fresh.filter((f) => f.candidate.origin.kind !== 'resumed');
-    const rows = rowsPart('decision_inbox', INBOX_COLUMNS, claims.map((f) => ({ c: f.candidate, status: statusOf(f) })));
-    for (const f of fresh.filter((x) => x.candidate.origin.kind === 'resumed')) {
-      // A row parked before ADR 0035 loses its token here, and keeps the claims verified from it.
-      const c = f.candidate;
-      const { confirmationId: _presented, ...asParked } = c.decision;
-      const moved = await tx.$executeRaw`
-        UPDATE decision_inbox SET status = ${statusOf(f)}, body = CASE WHEN identity_claims IS NULL THEN ${canonicalJson(asParked)} ELSE body END,
-               identity_sha256 = coalesce(identity_sha256, ${c.identitySha256}), identity_claims = coalesce(identity_claims, ${storedClaimsJson(c)}::jsonb)
-        WHERE decision_id = ${c.decision.decisionId} AND tenant = ${tenantOf(c)} AND status = 'parked'`;
-      if (moved !== 1) throw new Error(`parked decision ${c.decision.decisionId} was not parked any more`);
-    }
+    const rows = this.inbox.receivePart(
+      claims.map((f): ReceivedDecision => {
+        const c = f.candidate;
+        const source = sourceOf(c);
+        return {
+          decisionId: c.decision.decisionId,
+          tenant: tenantOf(c),
+          runId: c.decision.runId,
+          causalId: c.decision.causalId,
+          tool: c.decision.tool,
+          bodySha256: c.bodySha256,
+          // Without the token (ADR 0035): its SHA-256 and the claims verified from it instead.
+          body: c.body ?? canonicalJson(c.decision),
+          status: statusOf(f),
+          identitySha256: c.identitySha256,
+          identityClaims: storedClaimsJson(c),
+          sourcePartition: source ? source.partition : null,
+          sourceOffset: source ? source.offset : null,
+        };
+      }),
+    );
+    await this.inbox.resume(
+      tx,
+      fresh
+        .filter((x) => x.candidate.origin.kind === 'resumed')
+        .map((f): ResumedDecision => {
+          const c = f.candidate;
+          const { confirmationId: _presented, ...asParked } = c.decision;
+          return { decisionId: c.decision.decisionId, tenant: tenantOf(c), status: statusOf(f), parkedBody: canonicalJson(asParked), identitySha256: c.identitySha256, identityClaims: storedClaimsJson(c) };
+        }),
+    );
     return rows;
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { commitment } from '@arvis/crypto';
 import { appendJournal, decisionRefusalEntry } from '@arvis/journal';
-import { ConfirmationStore } from '@arvis/lifecycle';
+import { ConfirmationStore, InboxStore } from '@arvis/lifecycle';
 import { Database } from '@arvis/persistence';
 import { JournalRollbackGuard, PeriodicTask, ServiceRuntime } from '@arvis/runtime';
 import type { Decision } from '../authorize-decision/authorization.types';
@@ -27,6 +27,7 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
     private readonly db: Database,
     private readonly pipeline: DecisionPipeline,
     private readonly confirmations: ConfirmationStore,
+    private readonly inbox: InboxStore,
     private readonly verifier: VerifyIdentityService,
     private readonly rollback: JournalRollbackGuard,
     runtime: ServiceRuntime,
@@ -104,10 +105,7 @@ export class ResumeConfirmationsService implements OnApplicationBootstrap, OnMod
       // pending past its request TTL -> expired; denied -> closed. Each row is claimed once.
       const closing = await this.confirmations.expireAndCloseDenied(tx);
       if (closing.length === 0) return 0;
-      const moved = await tx.$executeRaw`
-        UPDATE decision_inbox SET status = 'refused'
-        WHERE (decision_id, tenant) IN (SELECT * FROM unnest(${closing.map((c) => c.decisionId)}::text[], ${closing.map((c) => c.tenant)}::text[])) AND status = 'parked'`;
-      if (moved !== closing.length) throw new Error(`closed ${moved} of ${closing.length} parked decisions`);
+      await this.inbox.refuseParked(tx, closing);
       await appendJournal(
         tx,
         closing.map((c) => {

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { commitment } from '@arvis/crypto';
+import { RetryStore } from '@arvis/lifecycle';
 import { Database, type Tx } from '@arvis/persistence';
 import { JournalRollbackGuard, PeriodicTask, ServiceRuntime } from '@arvis/runtime';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
@@ -36,6 +37,7 @@ export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDes
     @Inject(AUTHORIZER_CONFIG) private readonly config: AuthorizerConfig,
     private readonly db: Database,
     private readonly pipeline: DecisionPipeline,
+    private readonly retries: RetryStore,
     private readonly verifier: VerifyIdentityService,
     private readonly rollback: JournalRollbackGuard,
     runtime: ServiceRuntime,
@@ -96,22 +98,14 @@ export class SubmitRetriesService implements OnApplicationBootstrap, OnModuleDes
     // Rows another authorizer holds are skipped, not waited for; they are that worker's to submit.
     // A retry's id is unique within its tenant (ADR 0061).
     const claim = async (tx: Tx) => {
-      const locked = await tx.$queryRaw<{ decision_id: string; tenant: string }[]>`
-        SELECT decision_id, tenant FROM retries
-        WHERE (decision_id, tenant) IN (SELECT * FROM unnest(${candidates.map((c) => c.decision.decisionId)}::text[], ${candidates.map(tenantOf)}::text[]))
-          AND status = 'pending' AND not_before <= now()
-        ORDER BY decision_id, tenant FOR UPDATE SKIP LOCKED`;
-      const mine = new Set(locked.map((r) => scopedKey(r.tenant, r.decision_id)));
+      const locked = await this.retries.lockDue(tx, candidates.map((c) => ({ decisionId: c.decision.decisionId, tenant: tenantOf(c) })));
+      const mine = new Set(locked.map((r) => scopedKey(r.tenant, r.decisionId)));
       return (c: Candidate) => mine.has(scopedKey(tenantOf(c), c.decision.decisionId));
     };
     let submitted = 0;
     const acknowledge = async (tx: Tx, handled: Candidate[]) => {
-      const ids = handled.map((c) => c.decision.decisionId);
-      const moved = await tx.$executeRaw`
-        UPDATE retries SET status = 'submitted', submitted_at = now()
-        WHERE (decision_id, tenant) IN (SELECT * FROM unnest(${ids}::text[], ${handled.map(tenantOf)}::text[])) AND status = 'pending'`;
-      if (moved !== ids.length) throw new Error(`marked ${moved} of ${ids.length} locked retries submitted`);
-      submitted = ids.length;
+      await this.retries.markSubmitted(tx, handled.map((c) => ({ decisionId: c.decision.decisionId, tenant: tenantOf(c) })));
+      submitted = handled.length;
     };
     await this.pipeline.run({ candidates, deadLetters: [], claim, acknowledge });
     if (submitted > 0) this.log.log({ msg: 'retry decisions submitted', count: submitted });

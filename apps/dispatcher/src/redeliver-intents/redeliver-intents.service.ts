@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { appendJournal, capabilityRefusalEntry } from '@arvis/journal';
-import { CapabilityStore } from '@arvis/lifecycle';
+import { CapabilityStore, IntentStore } from '@arvis/lifecycle';
 import { enqueueOutbox } from '@arvis/outbox';
 import { Database, type Tx } from '@arvis/persistence';
 import { intentsTopicOf } from '@arvis/contracts';
@@ -32,6 +32,7 @@ export class RedeliverIntentsService {
     @Inject(DISPATCHER_CONFIG) private readonly config: DispatcherConfig,
     private readonly db: Database,
     private readonly capabilities: CapabilityStore,
+    private readonly intents: IntentStore,
     private readonly lag: IntentsLag,
     private readonly pools: DispatcherPools,
   ) {}
@@ -67,14 +68,7 @@ export class RedeliverIntentsService {
   }
 
   private async redeliver(tx: Tx, intentIds: string[]): Promise<number> {
-    const due = await tx.$queryRaw<{ run_id: string; message: string; pool: string }[]>`
-      WITH due AS (
-        SELECT intent_id FROM intents
-        WHERE intent_id = ANY(${intentIds}::text[]) AND delivery_attempts < ${this.config.recovery.redeliverMaxAttempts}
-        ORDER BY intent_id FOR UPDATE SKIP LOCKED)
-      UPDATE intents i SET last_delivered_at = now(), delivery_attempts = i.delivery_attempts + 1
-      FROM due WHERE i.intent_id = due.intent_id
-      RETURNING i.run_id, i.message, i.pool`;
+    const due = await this.intents.markDelivered(tx, intentIds, this.config.recovery.redeliverMaxAttempts);
     // To the intent's own pool's topic, whose dispatchers alone may claim it.
     await enqueueOutbox(tx, due.map((d) => ({ topic: intentsTopicOf(this.config.topics, d.pool), key: d.run_id, payload: d.message })));
     return due.length;

@@ -4,7 +4,7 @@ import { appendJournal, decisionRefusalEntry, toolResultEntry, type JournalDraft
 import { createEnvironment, type TestEnvironment } from './support/environment';
 import { sqlOn } from './support/raw-sql';
 
-// ADR 0087: an entry's copy for the journal topic is built by PostgreSQL from the entry's own
+// ADR 0088: an entry's copy for the journal topic is built by PostgreSQL from the entry's own
 // parameters (the stored canonical text with its hash, and its trace id when traced, added), so
 // the entry travels to the database once. Readers parse the copy and check its hash against the
 // entry without `hash` and `traceId`: the copy must be exactly the stored entry plus those two,

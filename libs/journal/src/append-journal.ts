@@ -127,7 +127,7 @@ export async function appendJournal(tx: Tx, drafts: readonly JournalDraft[], jou
  * The topic copy of each entry, built by PostgreSQL from the entry's own parameters: the stored
  * text (canonical, unhashed, always a JSON object) with `hash` and, when traced, `traceId` added
  * before its closing brace. No second copy of the entry travels to the database, and none is
- * serialised here. Both are lowercase hex, so they need no escaping. A final entry's copy names
+ * serialised here. Both are lowercase hex, so they need no escaping (ADR 0088). A final entry's copy names
  * its tenant: the relay also sends that same row to the tenant's result topic (ADR 0073).
  */
 const COPY_PAYLOAD = `left(v.entry, -1) || ',"hash":"' || v.hash || '"' || coalesce(',"traceId":"' || v.trace_id || '"', '') || '}'`;

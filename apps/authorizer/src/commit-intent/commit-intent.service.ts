@@ -84,7 +84,7 @@ const INTENT_COLUMNS: ColumnMap<Prepared> = {
  * The intents' rows and their messages' outbox rows, in one part of the slice's statement: the
  * outbox rows are built by PostgreSQL from the intents' own parameters (message, run, durable
  * position: the row's reserved outbox seq), so a message, the largest value of a slice, travels
- * to the database once (ADR 0087). Only the topic and the writer's trace context are added.
+ * to the database once (ADR 0088). Only the topic and the writer's trace context are added.
  */
 function intentsPart(prepared: readonly Prepared[]): InsertPart {
   return {

@@ -18,7 +18,7 @@ import type { Baselines, BenchResults, VariantResult } from './results';
 import { measureIdleOnly, measureStep, type Step, type StepContext, type StepOutcome } from './run';
 import { measureScale } from './scale';
 import { variantEnv, type Variant } from './services';
-import { medianBy, sameCounts, saturationPoint } from './stats';
+import { medianBy, runOrder, sameCounts, saturationPoint, summedCpu } from './stats';
 import { BrokerRequestCounter } from './work';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -97,11 +97,13 @@ async function measure(o: BenchOptions, ctx: StepContext, builds: { v: Variant; 
     notes.push(`Broker warmed up with ${o.brokerWarmup} decisions through ${first.v.label} before the first step (figures discarded).`);
   }
   for (const [i, step] of all.entries()) {
-    // The throughput step may run several times per build, builds alternating; the median run stands.
-    const runs = step.kind === 'throughput' ? o.throughputRuns : 1;
+    // A step may run several times per build, builds alternating; the median run stands: by
+    // throughput for the throughput step, by summed CPU per decision for a sweep step (whose
+    // achieved rate is its offered one).
+    const runs = step.kind === 'throughput' ? o.throughputRuns : o.sweepRuns;
     const outs = builds.map((): StepOutcome[] => []);
     for (let run = 0; run < runs; run++) {
-      for (const bi of order) {
+      for (const bi of runOrder(order, run)) {
         const { v, env } = builds[bi];
         say(`step ${i + 1}/${all.length} ${step.kind === 'throughput' ? `throughput: ${step.decisions} decisions at once` : `sweep: ${step.rate}/s for ${step.seconds} s`} (${v.label})${runs > 1 ? `, run ${run + 1}/${runs}` : ''}`);
         // The idle phase rides on each build's first step (its first run): its apps are warm by then.
@@ -115,8 +117,13 @@ async function measure(o: BenchOptions, ctx: StepContext, builds: { v: Variant; 
     }
     for (const bi of order) {
       const { v } = builds[bi];
-      const out = medianBy(outs[bi], (x) => x.result.achieved);
-      if (runs > 1) notes.push(`${v.label}, step ${i + 1}: ${runs} runs, throughput ${outs[bi].map((x) => x.result.achieved).join(', ')}/s; the median run (${out.result.achieved}/s) is reported.`);
+      const out = step.kind === 'throughput' ? medianBy(outs[bi], (x) => x.result.achieved) : medianBy(outs[bi], (x) => summedCpu(x.result.cpu.msPerDecision));
+      if (runs > 1 && step.kind === 'throughput') {
+        notes.push(`${v.label}, step ${i + 1}: ${runs} runs, throughput ${outs[bi].map((x) => x.result.achieved).join(', ')}/s; the median run (${out.result.achieved}/s) is reported.`);
+      } else if (runs > 1) {
+        const each = outs[bi].map((x) => `${summedCpu(x.result.cpu.msPerDecision).toFixed(2)} ms (p99 ${x.result.latency.p99Ms} ms)`).join(', ');
+        notes.push(`${v.label}, step ${i + 1}: ${runs} runs, CPU per decision summed ${each}; the median run (${summedCpu(out.result.cpu.msPerDecision).toFixed(2)} ms) is reported.`);
+      }
       const idle = outs[bi].find((x) => x.idle)?.idle;
       const r = results[bi];
       if (idle) r.idle = idle;

@@ -2,7 +2,7 @@ import { parseOptions } from './options';
 
 describe('bench options', () => {
   it('has the documented defaults', () => {
-    expect(parseOptions([])).toEqual({ decisions: 20000, throughputRuns: 1, brokerWarmup: 5000, sweep: [50, 200, 500, 1000], stepSeconds: 20, p99BoundMs: 1000, baselines: true, baselineSeconds: 10, load: 'realistic', idleSeconds: 20, idleOnly: false, scale: [], cpuProf: false, quietWaitS: 180, bFirst: false, help: false });
+    expect(parseOptions([])).toEqual({ decisions: 20000, throughputRuns: 1, sweepRuns: 1, brokerWarmup: 5000, sweep: [50, 200, 500, 1000], stepSeconds: 20, p99BoundMs: 1000, baselines: true, baselineSeconds: 10, load: 'realistic', idleSeconds: 20, idleOnly: false, scale: [], cpuProf: false, quietWaitS: 180, bFirst: false, help: false });
   });
 
   it('reads a short run and a comparison', () => {
@@ -12,6 +12,8 @@ describe('bench options', () => {
 
   it('repeats the throughput step only when asked, 1 to 25 times', () => {
     expect(parseOptions(['--throughput-runs', '3']).throughputRuns).toBe(3);
+    expect(parseOptions(['--sweep-runs', '3']).sweepRuns).toBe(3);
+    expect(() => parseOptions(['--sweep-runs', '0'])).toThrow(/--sweep-runs/);
     expect(() => parseOptions(['--throughput-runs', '0'])).toThrow(/--throughput-runs/);
     expect(() => parseOptions(['--throughput-runs', '26'])).toThrow(/--throughput-runs/);
   });

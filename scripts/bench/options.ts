@@ -6,6 +6,8 @@ export interface BenchOptions {
   decisions: number;
   /** Times the throughput step runs per build (alternating builds); the median run by throughput is reported. */
   throughputRuns: number;
+  /** Runs of each sweep step per build; the median run by CPU per decision stands. */
+  sweepRuns: number;
   /** Decisions sent through the first build before any measured step, figures discarded (0 skips it). */
   brokerWarmup: number;
   /** Offered loads of the latency sweep, decisions/s, ascending. */
@@ -40,6 +42,10 @@ export const USAGE = `usage: npm run bench -- [options]
   --throughput-runs N    run the throughput step N times per build, builds alternating, and report the median
                          run by throughput, all runs listed in the notes (default 1; one burst of 20,000 varies
                          by a third between runs on a 2-core machine)
+  --sweep-runs N         run each sweep step N times per build, builds alternating, and report the median run
+                         by CPU per decision summed over every process, all runs listed in the notes (default
+                         1; at 50/s that sum varies by a fifth between runs of one build). With several runs
+                         (of either kind), the build measured first alternates from run to run
   --broker-warmup N      decisions sent at once through the first build before any measured step, figures
                          discarded, so no build's first step is a fresh broker JVM's first heavy load
                          (default 5000; 0 skips it)
@@ -91,6 +97,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       decisions: { type: 'string' },
       'broker-warmup': { type: 'string' },
       'throughput-runs': { type: 'string' },
+      'sweep-runs': { type: 'string' },
       sweep: { type: 'string' },
       'step-seconds': { type: 'string' },
       'p99-bound-ms': { type: 'string' },
@@ -117,6 +124,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   return {
     decisions: int('decisions', values.decisions, 20_000, 0, 10_000_000),
     throughputRuns: int('throughput-runs', values['throughput-runs'], 1, 1, 25),
+    sweepRuns: int('sweep-runs', values['sweep-runs'], 1, 1, 25),
     brokerWarmup: int('broker-warmup', values['broker-warmup'], 5_000, 0, 1_000_000),
     sweep: sweep.sort((a, b) => a - b),
     scale: scale.sort((a, b) => a - b),

@@ -1,4 +1,4 @@
-import { achievedRate, percentile, ratio, sameCounts, saturationPoint, summarize, medianBy } from './stats';
+import { achievedRate, percentile, ratio, sameCounts, saturationPoint, summarize, medianBy, runOrder, summedCpu } from './stats';
 
 describe('bench stats', () => {
   it('takes nearest-rank percentiles', () => {
@@ -51,5 +51,25 @@ describe('medianBy', () => {
     expect(medianBy([...runs, { id: 'd', v: 900 }], (r) => r.v).id).toBe('d');
     expect(medianBy([runs[0]], (r) => r.v).id).toBe('a');
     expect(() => medianBy([], (r: { v: number }) => r.v)).toThrow(/at least one run/);
+  });
+});
+
+describe('summedCpu', () => {
+  it('adds every role measured and counts a role without a figure as nothing', () => {
+    expect(summedCpu({ authorizer: 0.5, dispatcher: 0.25, broker: null, postgres: 1 })).toBeCloseTo(1.75, 10);
+    expect(summedCpu({})).toBe(0);
+  });
+});
+
+describe('runOrder', () => {
+  it('measures each build first in every other run', () => {
+    expect([0, 1, 2, 3].map((run) => runOrder([0, 1], run))).toEqual([
+      [0, 1],
+      [1, 0],
+      [0, 1],
+      [1, 0],
+    ]);
+    expect(runOrder([1, 0], 0)).toEqual([1, 0]);
+    expect(runOrder([0], 1)).toEqual([0]);
   });
 });

@@ -72,3 +72,16 @@ export function medianBy<T>(runs: readonly T[], key: (r: T) => number): T {
   const sorted = [...runs].sort((a, b) => key(a) - key(b));
   return sorted[Math.floor((sorted.length - 1) / 2)];
 }
+
+/** CPU per decision summed over every process role measured (ms). */
+export function summedCpu(msPerDecision: Readonly<Record<string, number | null | undefined>>): number {
+  return Object.values(msPerDecision).reduce<number>((sum, ms) => sum + (ms ?? 0), 0);
+}
+
+/**
+ * The builds' order in one run of a step: `first` in even runs, reversed in odd ones, so with
+ * several runs each build is measured first as often as the other (a position effect cancels).
+ */
+export function runOrder(first: readonly number[], run: number): number[] {
+  return run % 2 === 0 ? [...first] : [...first].reverse();
+}

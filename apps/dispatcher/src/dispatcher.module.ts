@@ -6,24 +6,24 @@ import { DISPATCHER_CONFIG, type DispatcherConfig } from './config/dispatcher.co
 import { DispatcherPools } from './config/dispatcher-pools';
 import { hasFaults } from '@arvis/config';
 import { LifecycleModule } from '@arvis/lifecycle';
-import { ClaimCapabilitiesService } from './claim-capabilities/claim-capabilities.service';
-import { CloseEffectsService } from './close-effects/close-effects.service';
-import { DeduplicateEffectsService } from './deduplicate-effects/deduplicate-effects.service';
-import { ReconcileEffectsService } from './reconcile-effects/reconcile-effects.service';
-import { IntentsLag } from './redeliver-intents/intents-lag';
-import { RedeliverIntentsService } from './redeliver-intents/redeliver-intents.service';
-import { DispatchIntentsService } from './dispatch-intents/dispatch-intents.service';
+import { ClaimCapabilitiesService } from './claim/claim-capabilities/claim-capabilities.service';
+import { CloseEffectsService } from './outcomes/close-effects/close-effects.service';
+import { DeduplicateEffectsService } from './claim/deduplicate-effects/deduplicate-effects.service';
+import { ReconcileEffectsService } from './recovery/reconcile-effects/reconcile-effects.service';
+import { IntentsLag } from './recovery/redeliver-intents/intents-lag';
+import { RedeliverIntentsService } from './recovery/redeliver-intents/redeliver-intents.service';
+import { DispatchIntentsService } from './intake/dispatch-intents/dispatch-intents.service';
 import { ConfiguredFaults, FaultPoints, NO_FAULTS } from './fault-points/fault-points';
-import { RecordResultsService } from './record-results/record-results.service';
-import { RequestRetriesService } from './request-retries/request-retries.service';
-import { RunClaimedService } from './run-claimed/run-claimed.service';
-import { IntentsConsumer } from './dispatch-intents/intents.consumer';
-import { RecoverEffectsService } from './recover-effects/recover-effects.service';
-import { RunToolService } from './run-tool/run-tool.service';
-import { EFFECT_DEADLINES, StoredEffectDeadlines } from './run-tool/effect-deadlines';
+import { RecordResultsService } from './outcomes/record-results/record-results.service';
+import { RequestRetriesService } from './outcomes/request-retries/request-retries.service';
+import { RunClaimedService } from './execution/run-claimed/run-claimed.service';
+import { IntentsConsumer } from './intake/dispatch-intents/intents.consumer';
+import { RecoverEffectsService } from './recovery/recover-effects/recover-effects.service';
+import { RunToolService } from './execution/run-tool/run-tool.service';
+import { EFFECT_DEADLINES, StoredEffectDeadlines } from './execution/run-tool/effect-deadlines';
 import { ReportOperationsService } from './report-operations/report-operations.service';
-import { TOOL_BODIES, toolBodies } from './tools/tool-body';
-import { ToolDatabases } from './tools/tool-database';
+import { TOOL_BODIES, toolBodies } from './execution/tools/tool-body';
+import { ToolDatabases } from './execution/tools/tool-database';
 
 @Module({})
 export class DispatcherModule {

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ResultFields } from '@arvis/journal';
 import type { FinishedEffect, LostEffect } from '@arvis/lifecycle';
 import { ToolCatalog } from '@arvis/tool-catalog';
-import { TOOL_BODIES, type Reconciliation, type ToolBody } from '../tools/tool-body';
+import { TOOL_BODIES, type Reconciliation, type ToolBody } from '../../execution/tools/tool-body';
 
 /** Recovery's verdict on one lost effect: its new state and its final entry's result. */
 export interface Verdict {

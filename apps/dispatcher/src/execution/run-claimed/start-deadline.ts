@@ -1,5 +1,5 @@
 import type { ToolCatalog } from '@arvis/tool-catalog';
-import type { DispatcherConfig } from '../config/dispatcher.config';
+import type { DispatcherConfig } from '../../config/dispatcher.config';
 
 /** A started body's deadline: its tool's timeout plus the recovery grace; past it, recovery calls it lost. */
 export function startDeadlineMs(catalog: ToolCatalog, config: DispatcherConfig, tool: string): number {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RetryStore, type RetryRequest } from '@arvis/lifecycle';
 import type { Tx } from '@arvis/persistence';
-import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
+import { DISPATCHER_CONFIG, type DispatcherConfig } from '../../config/dispatcher.config';
 
 /**
  * A retry is a row, created in the transaction that records the result it answers, within the

@@ -5,11 +5,11 @@ import type { KafkaBatch } from '@arvis/kafka';
 import type { OutboxRow } from '@arvis/outbox';
 import { MetricsRegistry } from '@arvis/runtime';
 import { Tracing } from '@arvis/tracing';
-import { ClaimCapabilitiesService } from '../claim-capabilities/claim-capabilities.service';
-import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
-import { DispatcherPools, type ServedPool } from '../config/dispatcher-pools';
-import { FaultPoints } from '../fault-points/fault-points';
-import { RunClaimedService } from '../run-claimed/run-claimed.service';
+import { ClaimCapabilitiesService } from '../../claim/claim-capabilities/claim-capabilities.service';
+import { DISPATCHER_CONFIG, type DispatcherConfig } from '../../config/dispatcher.config';
+import { DispatcherPools, type ServedPool } from '../../config/dispatcher-pools';
+import { FaultPoints } from '../../fault-points/fault-points';
+import { RunClaimedService } from '../../execution/run-claimed/run-claimed.service';
 import { verifyIntentMessages, type VerifiedIntent } from '../verify-intent/verify-intent-messages';
 import { IntentTraces } from './intent-traces';
 

@@ -3,10 +3,10 @@ import { appendJournal } from '@arvis/journal';
 import { EffectStore, type LostEffect } from '@arvis/lifecycle';
 import { Database, type Tx } from '@arvis/persistence';
 import { JournalRollbackGuard, PeriodicTask, decisionFields } from '@arvis/runtime';
-import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
-import { CloseEffectsService } from '../close-effects/close-effects.service';
-import { DispatcherPools } from '../config/dispatcher-pools';
-import { storedFactsOf } from '../dispatch-intents/stored-facts';
+import { DISPATCHER_CONFIG, type DispatcherConfig } from '../../config/dispatcher.config';
+import { CloseEffectsService } from '../../outcomes/close-effects/close-effects.service';
+import { DispatcherPools } from '../../config/dispatcher-pools';
+import { storedFactsOf } from '../../intake/dispatch-intents/stored-facts';
 import { ReconcileEffectsService } from '../reconcile-effects/reconcile-effects.service';
 import { RedeliverIntentsService } from '../redeliver-intents/redeliver-intents.service';
 

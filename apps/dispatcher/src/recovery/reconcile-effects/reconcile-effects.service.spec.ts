@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, ToolCatalog } from '@arvis/tool-catalog';
 import type { LostEffect } from '@arvis/lifecycle';
-import type { Reconciliation, ToolBody } from '../tools/tool-body';
+import type { Reconciliation, ToolBody } from '../../execution/tools/tool-body';
 import { ReconcileEffectsService } from './reconcile-effects.service';
 
 const spec = (name: string) =>

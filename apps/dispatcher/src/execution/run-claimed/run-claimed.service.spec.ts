@@ -1,4 +1,4 @@
-import type { ClaimedIntent } from '../dispatch-intents/claimed-intent';
+import type { ClaimedIntent } from '../../intake/dispatch-intents/claimed-intent';
 import { RunClaimedService } from './run-claimed.service';
 
 const claimed = (n: number): ClaimedIntent[] =>

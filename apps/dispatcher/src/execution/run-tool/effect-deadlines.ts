@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EffectStore } from '@arvis/lifecycle';
 import { Database } from '@arvis/persistence';
-import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
+import { DISPATCHER_CONFIG, type DispatcherConfig } from '../../config/dispatcher.config';
 
 /** Writes a started body's heartbeat into its effect's stored deadline (ADR 0077). */
 export interface EffectDeadlines {

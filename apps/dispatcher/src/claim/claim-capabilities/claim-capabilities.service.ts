@@ -4,15 +4,15 @@ import { CapabilityStore, EffectStore, type DuplicateClaim } from '@arvis/lifecy
 import { deadLetterRow, enqueueOutbox, type OutboxRow } from '@arvis/outbox';
 import { Database, StoreFingerprint, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
-import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
-import type { ServedPool } from '../config/dispatcher-pools';
+import { DISPATCHER_CONFIG, type DispatcherConfig } from '../../config/dispatcher.config';
+import type { ServedPool } from '../../config/dispatcher-pools';
 import { DeduplicateEffectsService } from '../deduplicate-effects/deduplicate-effects.service';
-import { startDeadlineMs } from '../run-claimed/start-deadline';
-import { factsOf, type ClaimedIntent } from '../dispatch-intents/claimed-intent';
-import { matchStoredIntent } from '../verify-intent/match-stored-intent';
-import { lockStoredIntents, type LockedIntent } from '../verify-intent/load-stored-intents';
-import { checkStoredIntegrity } from '../verify-intent/stored-intent-integrity';
-import type { VerifiedIntent } from '../verify-intent/verify-intent-messages';
+import { startDeadlineMs } from '../../execution/run-claimed/start-deadline';
+import { factsOf, type ClaimedIntent } from '../../intake/dispatch-intents/claimed-intent';
+import { matchStoredIntent } from '../../intake/verify-intent/match-stored-intent';
+import { lockStoredIntents, type LockedIntent } from '../../intake/verify-intent/load-stored-intents';
+import { checkStoredIntegrity } from '../../intake/verify-intent/stored-intent-integrity';
+import type { VerifiedIntent } from '../../intake/verify-intent/verify-intent-messages';
 
 interface Presented extends VerifiedIntent {
   stored: LockedIntent;

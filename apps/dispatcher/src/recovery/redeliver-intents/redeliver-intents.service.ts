@@ -4,9 +4,9 @@ import { CapabilityStore, IntentStore } from '@arvis/lifecycle';
 import { enqueueOutbox } from '@arvis/outbox';
 import { Database, type Tx } from '@arvis/persistence';
 import { intentsTopicOf } from '@arvis/contracts';
-import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
-import { DispatcherPools } from '../config/dispatcher-pools';
-import { storedFactsOf } from '../dispatch-intents/stored-facts';
+import { DISPATCHER_CONFIG, type DispatcherConfig } from '../../config/dispatcher.config';
+import { DispatcherPools } from '../../config/dispatcher-pools';
+import { storedFactsOf } from '../../intake/dispatch-intents/stored-facts';
 import { IntentsLag } from './intents-lag';
 
 const BATCH = 500;

@@ -5,7 +5,7 @@ import { ConfirmationStore, EffectStore } from '@arvis/lifecycle';
 import type { Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import type { ToolRetryPolicy } from '@arvis/tool-sdk';
-import { storedFactsOf } from '../dispatch-intents/stored-facts';
+import { storedFactsOf } from '../../intake/dispatch-intents/stored-facts';
 import { RequestRetriesService } from '../request-retries/request-retries.service';
 
 /** One effect to close, with what its journal entry and its duplicates need. */

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { Partitioners, type Admin } from 'kafkajs';
 import { createKafka } from '@arvis/kafka';
-import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
-import { DispatcherPools, type ServedPool } from '../config/dispatcher-pools';
+import { DISPATCHER_CONFIG, type DispatcherConfig } from '../../config/dispatcher.config';
+import { DispatcherPools, type ServedPool } from '../../config/dispatcher-pools';
 
 /**
  * Which runs' intents are still waiting in their pool's consumer lag (the pool's topic and group,

@@ -3,8 +3,8 @@ import type { EffectBoundary, JournalEntry } from '@arvis/contracts';
 import type { JournalDraft, ResultFields } from '@arvis/journal';
 import type { DuplicateClaim } from '@arvis/lifecycle';
 import type { Tx } from '@arvis/persistence';
-import { CloseEffectsService, NOT_RUN } from '../close-effects/close-effects.service';
-import { storedFactsOf } from '../dispatch-intents/stored-facts';
+import { CloseEffectsService, NOT_RUN } from '../../outcomes/close-effects/close-effects.service';
+import { storedFactsOf } from '../../intake/dispatch-intents/stored-facts';
 
 /**
  * One effect per logical action. A decision whose idempotency key another live effect holds

@@ -5,9 +5,9 @@ import { Database, type Tx } from '@arvis/persistence';
 import { retryWhileTransient, someIds } from '@arvis/runtime';
 import type { Classified } from '../classify-result/classify-result';
 import { CloseEffectsService, type EffectClosing } from '../close-effects/close-effects.service';
-import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
-import { factsOf, type ClaimedIntent } from '../dispatch-intents/claimed-intent';
-import { FaultPoints } from '../fault-points/fault-points';
+import { DISPATCHER_CONFIG, type DispatcherConfig } from '../../config/dispatcher.config';
+import { factsOf, type ClaimedIntent } from '../../intake/dispatch-intents/claimed-intent';
+import { FaultPoints } from '../../fault-points/fault-points';
 
 export interface RanIntent {
   claimed: ClaimedIntent;

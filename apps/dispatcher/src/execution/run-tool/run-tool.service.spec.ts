@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { buildEffectContext } from '@arvis/effect-context';
 import { defineTool, ToolCatalog } from '@arvis/tool-catalog';
 import { NonRetryableToolError, ToolError } from '@arvis/tool-sdk';
-import { NO_FAULTS } from '../fault-points/fault-points';
+import { NO_FAULTS } from '../../fault-points/fault-points';
 import type { ToolBody, ToolInvocation } from '../tools/tool-body';
 import { ForbiddenRouteError, issueConsumptionProof } from './consumption-proof';
 import { RunToolService } from './run-tool.service';

@@ -6,19 +6,24 @@ import { join } from 'node:path';
 const ROOT = join(__dirname, '..', '..');
 const dirs = (path: string) => readdirSync(join(ROOT, path)).filter((n) => statSync(join(ROOT, path, n)).isDirectory() && n !== 'generated');
 
-/** The map's code block: top-level entries (`apps/x/src`, `libs/y`) with the folders indented under them. */
+/**
+ * The map's code block: top-level entries (`apps/x/src`, `libs/y`) with the folders indented under
+ * them by two spaces, and the folders of a feature folder (the dispatcher's stages) by four.
+ */
 function folderMap(): Map<string, string> {
   const doc = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
   const section = doc.slice(doc.indexOf('## Folder map'));
   const block = section.slice(section.indexOf('```') + 3, section.indexOf('```', section.indexOf('```') + 3));
   const entries = new Map<string, string>();
   let top = '';
+  let folder = '';
   let last = '';
   for (const line of block.split('\n')) {
     const m = /^(\s*)(\S+)\s*(.*)$/.exec(line);
     if (!m) continue;
     if (m[1] === '') entries.set((last = top = m[2].replace(/\/$/, '')), m[3]);
-    else if (/^[a-z0-9-]+\/$/.test(m[2]) && m[1].length === 2) entries.set((last = `${top}/${m[2].replace(/\/$/, '')}`), m[3]);
+    else if (/^[a-z0-9-]+\/$/.test(m[2]) && m[1].length === 2) entries.set((last = folder = `${top}/${m[2].replace(/\/$/, '')}`), m[3]);
+    else if (/^[a-z0-9-]+\/$/.test(m[2]) && m[1].length === 4) entries.set((last = `${folder}/${m[2].replace(/\/$/, '')}`), m[3]);
     // A description carried on to the next line, aligned under the first.
     else entries.set(last, `${entries.get(last) ?? ''} ${line.trim()}`);
   }
@@ -33,9 +38,9 @@ describe('the folder map in docs/architecture.md', () => {
     expect(expected.filter((p) => !map.has(p))).toEqual([]);
   });
 
-  it.each(['authorizer', 'dispatcher'])('names every folder of apps/%s/src, and none that is gone', (app) => {
+  it.each(['authorizer', 'dispatcher'])('names every folder of apps/%s/src (and of its feature folders), and none that is gone', (app) => {
     const top = `apps/${app}/src`;
-    const onDisk = dirs(top).map((d) => `${top}/${d}`);
+    const onDisk = dirs(top).flatMap((d) => [`${top}/${d}`, ...dirs(`${top}/${d}`).map((s) => `${top}/${d}/${s}`)]);
     const onMap = [...map.keys()].filter((k) => k.startsWith(`${top}/`));
     expect(onDisk.filter((p) => !map.has(p))).toEqual([]);
     expect(onMap.filter((p) => !onDisk.includes(p))).toEqual([]);

@@ -6,24 +6,32 @@ import { DISPATCHER_CONFIG, type DispatcherConfig } from './config/dispatcher.co
 import { DispatcherPools } from './config/dispatcher-pools';
 import { hasFaults } from '@arvis/config';
 import { LifecycleModule } from '@arvis/lifecycle';
-import { ClaimCapabilitiesService } from './claim-capabilities/claim-capabilities.service';
-import { CloseEffectsService } from './close-effects/close-effects.service';
-import { DeduplicateEffectsService } from './deduplicate-effects/deduplicate-effects.service';
-import { ReconcileEffectsService } from './reconcile-effects/reconcile-effects.service';
-import { IntentsLag } from './redeliver-intents/intents-lag';
-import { RedeliverIntentsService } from './redeliver-intents/redeliver-intents.service';
-import { DispatchIntentsService } from './dispatch-intents/dispatch-intents.service';
 import { ConfiguredFaults, FaultPoints, NO_FAULTS } from './fault-points/fault-points';
-import { RecordResultsService } from './record-results/record-results.service';
-import { RequestRetriesService } from './request-retries/request-retries.service';
-import { RunClaimedService } from './run-claimed/run-claimed.service';
-import { IntentsConsumer } from './dispatch-intents/intents.consumer';
-import { RecoverEffectsService } from './recover-effects/recover-effects.service';
-import { RunToolService } from './run-tool/run-tool.service';
-import { EFFECT_DEADLINES, StoredEffectDeadlines } from './run-tool/effect-deadlines';
 import { ReportOperationsService } from './report-operations/report-operations.service';
-import { TOOL_BODIES, toolBodies } from './tools/tool-body';
-import { ToolDatabases } from './tools/tool-database';
+import { TOOL_BODIES, toolBodies } from './execution/tools/tool-body';
+import { ToolDatabases } from './execution/tools/tool-database';
+import { IntakeModule } from './intake/intake.module';
+import { ClaimModule } from './claim/claim.module';
+import { ExecutionModule } from './execution/execution.module';
+import { OutcomesModule } from './outcomes/outcomes.module';
+import { RecoveryModule } from './recovery/recovery.module';
+
+/**
+ * The stages of an intent's path, in order. A stage's module imports only modules of the stages
+ * after it, the ones it hands the intent to (feature-modules-follow-the-path.spec); recovery is a
+ * side path that ends in outcomes.
+ */
+export const FEATURE_MODULES = [IntakeModule, ClaimModule, ExecutionModule, OutcomesModule, RecoveryModule] as const;
+
+/**
+ * The values DispatcherModule.forRoot computes from configuration and options (the configuration,
+ * the catalog, the pools, the tool bodies and their databases, the fault points), one instance
+ * each. Global, so every feature module injects them without importing anything; imported last,
+ * so it stops first of the global modules (ToolDatabases before the database), as when these were
+ * DispatcherModule's own providers.
+ */
+@Module({})
+export class DispatcherValuesModule {}
 
 @Module({})
 export class DispatcherModule {
@@ -35,10 +43,9 @@ export class DispatcherModule {
     const tools = assembleTools(opts.tools);
     // Checked here, with the packages known: a package of another pool, or a pool without one, stops start-up.
     const pools = new DispatcherPools(config, tools);
-    return {
-      module: DispatcherModule,
-      imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot(config), LifecycleModule],
-      controllers: [IntentsConsumer],
+    const values: DynamicModule = {
+      module: DispatcherValuesModule,
+      global: true,
       providers: [
         { provide: DISPATCHER_CONFIG, useValue: config },
         // Logged once the service's logger is in place: the fingerprint intents are checked against.
@@ -52,21 +59,15 @@ export class DispatcherModule {
           inject: [ToolDatabases, FaultPoints],
         },
         { provide: FaultPoints, useValue: hasFaults(config.faults) ? new ConfiguredFaults(config.faults) : NO_FAULTS },
-        RunToolService,
-        { provide: EFFECT_DEADLINES, useClass: StoredEffectDeadlines },
-        RequestRetriesService,
-        CloseEffectsService,
-        DeduplicateEffectsService,
-        IntentsLag,
-        ReconcileEffectsService,
-        RedeliverIntentsService,
-        RecordResultsService,
-        RunClaimedService,
-        ClaimCapabilitiesService,
-        DispatchIntentsService,
-        RecoverEffectsService,
-        ReportOperationsService,
       ],
+      // ToolDatabases stays inside: only the tool bodies use it.
+      exports: [DISPATCHER_CONFIG, ToolCatalog, DispatcherPools, TOOL_BODIES, FaultPoints],
+    };
+    return {
+      module: DispatcherModule,
+      imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot(config), LifecycleModule, values, ...FEATURE_MODULES],
+      // Reads across every stage at scrape time: no stage of its own.
+      providers: [ReportOperationsService],
     };
   }
 }

@@ -53,7 +53,7 @@ const entry = {
 
 describe('checkToolResult', () => {
   it('pins the intent commitment shared with the authorizer and the dispatcher', () => {
-    // Same material as apps/dispatcher/src/dispatch-intents/verify-intent.ts; a drift breaks replay.
+    // Same material as apps/dispatcher/src/intake/verify-intent/match-stored-intent.ts; a drift breaks replay.
     expect(intent.intent_commitment).toBe(
       commitment({
         intentFormatVersion: 1,

@@ -141,11 +141,10 @@ const COPY_PAYLOAD = `left(v.entry, -1) || ',"hash":"' || v.hash || '"' || coale
 export async function insertAndMoveHeads(tx: Tx, rows: JournalRow[], heads: readonly LockedHead[], copies?: { topic: string }): Promise<void> {
   const u = unnestOf(JOURNAL_COLUMNS, rows);
   const n = u.params.length;
-  const col = (name: string) => `$${u.names.indexOf(name) + 1}::${JOURNAL_COLUMNS[name][0]}[]`;
   const traces = copies && rows.some((r) => r.trace) ? rows.map((r) => (r.trace ? JSON.stringify(r.trace) : null)) : undefined;
   const queue = copies
     ? outboxInsertFrom({
-        from: `unnest(${['run_id', 'tenant', 'entry', 'hash', 'trace_id', 'final_decision_id'].map(col).join(', ')}${traces ? `, $${n + 5}::jsonb[]` : ''})
+        from: `unnest(${['run_id', 'tenant', 'entry', 'hash', 'trace_id', 'final_decision_id'].map(u.ref).join(', ')}${traces ? `, $${n + 5}::jsonb[]` : ''})
                AS v(run_id, tenant, entry, hash, trace_id, final_decision_id${traces ? ', trace_context' : ''})`,
         topic: `$${n + 4}::text`,
         key: 'v.run_id',

@@ -22,12 +22,23 @@ const asParam = (v: Cell): string | boolean | null =>
  * The unnest(...) source for these rows: its SQL (parameters from $1, or after the first `after`
  * parameters of a statement that holds others) and its parameters.
  */
-export function unnestOf<T>(columns: ColumnMap<T>, rows: readonly T[], after = 0): { names: string[]; sql: string; params: (string | boolean | null)[][] } {
+export function unnestOf<T>(
+  columns: ColumnMap<T>,
+  rows: readonly T[],
+  after = 0,
+): { names: string[]; sql: string; params: (string | boolean | null)[][]; ref: (name: string) => string } {
   const names = Object.keys(columns);
+  // A column's typed parameter, for another part of the statement that reads it again (ADR 0088).
+  const ref = (name: string) => {
+    const i = names.indexOf(name);
+    if (i < 0) throw new Error(`no column ${name} in this unnest`);
+    return `$${after + i + 1}::${columns[name][0]}[]`;
+  };
   return {
     names,
-    sql: `unnest(${names.map((n, i) => `$${after + i + 1}::${columns[n][0]}[]`).join(', ')}) AS v(${names.join(', ')})`,
+    sql: `unnest(${names.map(ref).join(', ')}) AS v(${names.join(', ')})`,
     params: names.map((n) => rows.map((r) => asParam(columns[n][1](r)))),
+    ref,
   };
 }
 

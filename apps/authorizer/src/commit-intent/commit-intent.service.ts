@@ -92,7 +92,6 @@ function intentsPart(prepared: readonly Prepared[]): InsertPart {
     rows: prepared.length,
     build: (after) => {
       const u = unnestOf(INTENT_COLUMNS, prepared, after);
-      const col = (name: keyof typeof INTENT_COLUMNS & string) => `$${after + u.names.indexOf(name) + 1}::${INTENT_COLUMNS[name][0]}[]`;
       const n = after + u.params.length;
       const traced = prepared.some((p) => p.trace);
       return {
@@ -103,7 +102,7 @@ function intentsPart(prepared: readonly Prepared[]): InsertPart {
             label: 'outbox (intent messages)',
             rows: prepared.length,
             sql: outboxInsertFrom({
-              from: `unnest(${col('durable_position')}, ${col('run_id')}, ${col('message')}, $${n + 1}::text[]${traced ? `, $${n + 2}::jsonb[]` : ''})
+              from: `unnest(${u.ref('durable_position')}, ${u.ref('run_id')}, ${u.ref('message')}, $${n + 1}::text[]${traced ? `, $${n + 2}::jsonb[]` : ''})
                      AS m(seq, run_id, message, topic${traced ? ', trace_context' : ''})`,
               seq: 'm.seq',
               topic: 'm.topic',

@@ -140,10 +140,12 @@ describe('bench scale report', () => {
     expect(scaleGain(scale.relay, (r) => r.rowsPerS)).toEqual([1, 1, 0.5]);
   });
 
-  it('renders one relay row per process count with what each relay published', () => {
+  it('renders one relay row per process count and shard count with what each relay published', () => {
     const md = scaleLines(scale).join('\n');
-    expect(md).toContain('| 2 | 50000 | 10.0 | 5000 | 1.00 | 30000 / 20000 | 95.0 | 120.0 | 80.0 | 60.0 |');
-    expect(md).toContain('| 4 | 50000 | 20.0 | 2500 | 0.50 | 50000 / 0 / – / 0 |');
+    expect(md).toContain('| 2 | 1 | 50000 | 10.0 | 5000 | 1.00 | 30000 / 20000 | 95.0 | 120.0 | 80.0 | 60.0 |');
+    expect(md).toContain('| 4 | 1 | 50000 | 20.0 | 2500 | 0.50 | 50000 / 0 / – / 0 |');
+    const sharded = scaleLines({ ...scale, relay: [...scale.relay, { ...relay(4, 7500, [20000, 10000, 10000, 10000]), shards: 4 }] }).join('\n');
+    expect(sharded).toContain('| 4 | 4 | 50000 | 6.7 | 7500 | 1.50 | 20000 / 10000 / 10000 / 10000 |');
   });
 
   it('renders one journal row per process count and batch, with transaction rate and p99', () => {

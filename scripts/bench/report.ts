@@ -160,10 +160,10 @@ const cpuCells = (cpu: Record<string, number>, roles: string[]) => roles.map((r)
 
 /** The scale phase's two tables: relay processes draining the outbox, appender processes on the journal head. */
 export function scaleLines(s: ScaleResults): string[] {
-  const relayHead = ['relays', 'rows', 'seconds', 'rows/s', 'gain', 'published per relay', 'busy %', 'relay CPU ms/1k rows', 'postgres CPU ms/1k rows', 'broker CPU ms/1k rows'];
+  const relayHead = ['relays', 'shards', 'rows', 'seconds', 'rows/s', 'gain', 'published per relay', 'busy %', 'relay CPU ms/1k rows', 'postgres CPU ms/1k rows', 'broker CPU ms/1k rows'];
   const relayGain = scaleGain(s.relay, (r) => r.rowsPerS);
   const relay = s.relay.map((r, i) =>
-    row([r.processes, r.rows, fmt(r.seconds, 1), fmt(r.rowsPerS), fmt(relayGain[i], 2), r.publishedByProcess.map((p) => fmt(p)).join(' / '), fmt(r.busyPercent, 1), ...cpuCells(r.cpuMsPer1000, ['relay', 'postgres', 'broker'])]),
+    row([r.processes, r.shards ?? 1, r.rows, fmt(r.seconds, 1), fmt(r.rowsPerS), fmt(relayGain[i], 2), r.publishedByProcess.map((p) => fmt(p)).join(' / '), fmt(r.busyPercent, 1), ...cpuCells(r.cpuMsPer1000, ['relay', 'postgres', 'broker'])]),
   );
   const journalHead = ['appenders', 'chains', 'entries/tx', 'entries/s', 'tx/s', 'gain', 'tx p50 ms', 'tx p99 ms', 'waiting on the lock %', 'busy %', 'appender CPU ms/1k entries', 'postgres CPU ms/1k entries'];
   // Gain over the fewest appenders of the same batch size: one appender on one chain.
@@ -176,7 +176,7 @@ export function scaleLines(s: ScaleResults): string[] {
     '',
     ...s.errors.map((e) => `> failed: ${e}`),
     ...(s.errors.length ? [''] : []),
-    'Relay: N relay processes (apps/relay) drain a pre-filled outbox (one commit, ~1 KB payloads, journal and intents topics, 64 keys); seconds from that commit until no row is unpublished. Gain is rows/s over the fewest relays measured.',
+    'Relay: N relay processes (apps/relay) drain a pre-filled outbox (one commit, ~1 KB payloads, journal and intents topics, 64 keys); seconds from that commit until no row is unpublished. Shards: RELAY_SHARDS (1, or N: ADR 0089). Gain is rows/s over the fewest relays measured.',
     '',
     row(relayHead),
     row(relayHead.map(() => '---')),

@@ -58,6 +58,8 @@ export interface Baselines {
 /** The outbox drained by N relay processes at once (scale phase). */
 export interface RelayScaleResult {
   processes: number;
+  /** RELAY_SHARDS the relays ran with (ADR 0089); absent in results from before: 1. */
+  shards?: number;
   rows: number;
   /** From the commit of the pre-filled rows to the poll that saw none left unpublished. */
   seconds: number;

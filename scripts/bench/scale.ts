@@ -89,9 +89,10 @@ async function waitDrained(pg: Client, timeoutMs: number): Promise<void> {
   }
 }
 
-export async function measureRelays(ctx: ScaleContext, v: Variant, baseEnv: Record<string, string>, n: number): Promise<RelayScaleResult> {
-  const prefix = `bench-scale-${Date.now().toString(36)}-r${n}.`;
-  const env: Record<string, string> = { ...baseEnv, ARVIS_TOPIC_PREFIX: prefix };
+export async function measureRelays(ctx: ScaleContext, v: Variant, baseEnv: Record<string, string>, n: number, shards = 1): Promise<RelayScaleResult> {
+  const prefix = `bench-scale-${Date.now().toString(36)}-r${n}s${shards}.`;
+  // A build from before ADR 0089 ignores RELAY_SHARDS (its relays share one lock).
+  const env: Record<string, string> = { ...baseEnv, ARVIS_TOPIC_PREFIX: prefix, RELAY_SHARDS: String(shards) };
   const topics = topicsFor(prefix);
   await freshStore(v, env);
   const pg = new Client({ connectionString: env.DATABASE_URL });
@@ -110,7 +111,7 @@ export async function measureRelays(ctx: ScaleContext, v: Variant, baseEnv: Reco
     const b = sampleWindow(roles);
     const publishedByProcess = await Promise.all(relays.ports.map(publishedBy));
     const r = (x: number) => Math.round(x * 10) / 10;
-    return { processes: n, rows: RELAY_ROWS, seconds: r(seconds), rowsPerS: r(RELAY_ROWS / seconds), publishedByProcess, busyPercent: busyPercent(a.machine, b.machine), cpuMsPer1000: cpuPer1000(a, b, RELAY_ROWS) };
+    return { processes: n, shards, rows: RELAY_ROWS, seconds: r(seconds), rowsPerS: r(RELAY_ROWS / seconds), publishedByProcess, busyPercent: busyPercent(a.machine, b.machine), cpuMsPer1000: cpuPer1000(a, b, RELAY_ROWS) };
   } finally {
     await pg.end().catch(() => undefined);
     if (relays) await Promise.all(relays.children.map(stopChild));
@@ -237,9 +238,10 @@ export async function measureScale(ctx: ScaleContext, v: Variant, env: Record<st
   const out: ScaleResults = { relay: [], journal: [], errors: [] };
   const attempt = async <T>(what: string, f: () => Promise<T>): Promise<T | undefined> =>
     f().catch((e: Error) => void out.errors.push(`${what}: ${e.message.split('\n')[0]}`));
-  for (const n of counts) {
-    ctx.say(`scale: outbox relay, ${n} relay process(es) draining ${RELAY_ROWS} rows (${v.label})`);
-    const r = await attempt(`relay x${n}`, () => measureRelays(ctx, v, env, n));
+  // N relays with one shard (one lock), and (for N > 1) with N shards (ADR 0089).
+  for (const [n, shards] of counts.flatMap((n) => (n > 1 ? [[n, 1], [n, n]] : [[n, 1]]))) {
+    ctx.say(`scale: outbox relay, ${n} relay process(es) with ${shards} shard(s) draining ${RELAY_ROWS} rows (${v.label})`);
+    const r = await attempt(`relay x${n}${shards > 1 ? ` on ${shards} shards` : ''}`, () => measureRelays(ctx, v, env, n, shards));
     if (r) out.relay.push(r);
     if (r) ctx.say(`  ${r.rowsPerS} rows/s in ${r.seconds} s, published per relay ${JSON.stringify(r.publishedByProcess)}, CPU ms/1000 rows ${JSON.stringify(r.cpuMsPer1000)}`);
   }

@@ -51,6 +51,8 @@ export const commonEnvShape = {
    */
   IDLE_POLL_MAX_MS: envInt(30000, 100, 600000),
   RELAY_LEASE_MS: envInt(30000, 1000, 3_600_000),
+  /** Outbox shards, each published by one relay at a time (ADR 0089); every relay of a database must use the same count. */
+  RELAY_SHARDS: envInt(1, 1, 64),
   /** Published outbox rows are deleted after this long, in batches of RELAY_PRUNE_BATCH. */
   RELAY_RETENTION_MS: envInt(7 * 24 * 3600 * 1000, 0),
   RELAY_PRUNE_BATCH: envInt(1000, 1, 100000),
@@ -188,6 +190,12 @@ export interface RelaySettings {
   idlePollMaxMs: number;
   /** Longest a relay may hold the publishing lock with no statement running (a paused or hung relay loses it). */
   leaseMs: number;
+  /**
+   * Shards of the outbox by message key, each with its own publishing lock (ADR 0089): relays in
+   * several processes publish different shards at once. 1: one lock, as before sharding. Optional
+   * so that a caller building settings by hand gets one shard.
+   */
+  shards?: number;
   retentionMs: number;
   pruneBatch: number;
   pruneIntervalMs: number;
@@ -289,6 +297,7 @@ export function commonSettings(env: CommonEnv, clientId: string, groupId: string
       pollMs: env.RELAY_POLL_MS,
       idlePollMaxMs: env.IDLE_POLL_MAX_MS,
       leaseMs: env.RELAY_LEASE_MS,
+      shards: env.RELAY_SHARDS,
       retentionMs: env.RELAY_RETENTION_MS,
       pruneBatch: env.RELAY_PRUNE_BATCH,
       pruneIntervalMs: env.RELAY_PRUNE_INTERVAL_MS,

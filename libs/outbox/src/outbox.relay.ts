@@ -47,7 +47,7 @@ type CandidateRecord = CandidateRow & { [K in Exclude<keyof OutboxRecord, 'seq'>
  * limit, or past the budget, is not read beyond its size (octet_length reads a TOASTed value's
  * size without fetching it).
  */
-const CANDIDATES = `
+const candidatesOf = (shardFilter: string) => `
 SELECT seq::text, bytes, loaded,
        CASE WHEN loaded THEN topic END AS topic, CASE WHEN loaded THEN message_key END AS message_key,
        CASE WHEN loaded THEN payload END AS payload, CASE WHEN loaded THEN headers END AS headers,
@@ -60,11 +60,27 @@ FROM (
       SELECT seq, topic, message_key, payload, headers, trace_context, result_tenant,
              (octet_length(payload) + octet_length(message_key) + coalesce(octet_length(headers::text), 0)
               + coalesce(octet_length(trace_context::text), 0))::int AS bytes
-      FROM outbox WHERE published_at IS NULL AND quarantined_at IS NULL ORDER BY outbox.seq LIMIT $1
+      FROM outbox WHERE published_at IS NULL AND quarantined_at IS NULL ${shardFilter}ORDER BY outbox.seq LIMIT $1
     ) s
   ) c
 ) w
 ORDER BY w.seq`;
+
+/**
+ * A row's shard: its message key's hash modulo the shard count (ADR 0089). Every row of a key is
+ * in one shard, and every message of a run has the run's key, so one lock holder publishes a run.
+ */
+const SHARD_OF_ROW = `(hashtext(message_key) & 2147483647) % $4::int`;
+const CANDIDATES = candidatesOf('');
+/** CANDIDATES of one shard ($4 the shard count, $5 the shard); one shard reads CANDIDATES, as before sharding. */
+const SHARD_CANDIDATES = candidatesOf(`AND ${SHARD_OF_ROW} = $5::int `);
+/**
+ * Which shards have rows at the head of the queue: read before any lock so that a wake-up visits
+ * only shards with something to send (at most the first $2 rows: a long backlog is walked a batch
+ * at a time anyway). $1 the shard count; $4 in SHARD_OF_ROW renumbered.
+ */
+const SHARDS_WITH_ROWS = `SELECT DISTINCT ${SHARD_OF_ROW.replace('$4', '$1')} AS shard
+FROM (SELECT message_key FROM outbox WHERE published_at IS NULL AND quarantined_at IS NULL ORDER BY seq LIMIT $2) head`;
 
 /** A planned row's record; CANDIDATES loads every row planBatch can pick, so a gap is a fault. */
 function loadedRecord(r: CandidateRecord): OutboxRecord {
@@ -97,10 +113,13 @@ function groupByTopic(rows: OutboxRecord[], headers: (Record<string, string> | u
   return { byTopic, messages };
 }
 
-// One relay publishes at a time (transaction-scoped advisory lock), so one run's messages are
-// never reordered by two relays racing; if it dies its transaction aborts and another takes over.
+// One relay publishes a shard at a time (transaction-scoped advisory lock), so one run's messages
+// are never reordered by two relays racing; if it dies its transaction aborts and another takes over.
+// Shard s's key is RELAY_LOCK_KEY + s: shard 0 keeps the key of the relay before sharding, so with
+// one shard this is that relay, and a rolling upgrade shares its lock (ADR 0089).
 const RELAY_LOCK_KEY = 7_276_873_010;
-const BEGIN_AND_TRY_LOCK = `BEGIN; SELECT pg_try_advisory_xact_lock(${RELAY_LOCK_KEY}) AS ok`;
+/** BEGIN and the shard's lock's try as one simple query (the key is a constant, so it needs no parameter). */
+const beginAndTryLock = (shard: number) => `BEGIN; SELECT pg_try_advisory_xact_lock(${RELAY_LOCK_KEY + shard}) AS ok`;
 const NOTIFY_CHANNEL = 'arvis_outbox';
 
 /**
@@ -134,17 +153,21 @@ export class OutboxRelay {
   private draining?: Promise<void>;
   private wakeAgain = false;
   /**
-   * Another relay held the lock at our last try: it is publishing, and it hears the same
-   * notifications. Until our next poll we leave them to it, instead of opening a transaction per
-   * commit only to find the lock taken again; the poll still takes over from a relay that died.
+   * Shards whose lock another relay held at our last try: it is publishing them, and it hears the
+   * same notifications. Until our next poll we leave them to it, instead of opening a transaction
+   * per commit only to find the lock taken again; the poll still takes over from a relay that died.
    */
-  private standingBy = false;
+  private readonly standingBy = new Set<number>();
+  /** Shard count (RELAY_SHARDS); 1 is the unsharded relay. */
+  private readonly shards: number;
+  /** Where this relay starts its walk over the shards: relays that start apart publish apart. */
+  private readonly firstShard: number;
   readonly stats: RelayStats = { published: 0, batches: 0, skippedWhileAnotherRelayActive: 0, failedBatches: 0, pruned: 0, quarantined: 0, resultCopies: 0, resultCopiesUnrouted: 0 };
   private readonly results: ResultRouter;
   private resultTopicsTimer?: NodeJS.Timeout;
   private readonly warnedTenants = new Set<string>();
-  /** After a multi-row send refused as too large: rows up to this seq go one at a time. */
-  private isolateThrough?: bigint;
+  /** Per shard, after a multi-row send refused for good: that shard's rows up to this seq go one at a time. */
+  private readonly isolateThrough = new Map<number, bigint>();
 
   constructor(
     private readonly databaseUrl: string,
@@ -158,6 +181,8 @@ export class OutboxRelay {
     // again (ADR 0067). Set per connection, so it costs no statement.
     this.results = new ResultRouter(settings.resultTopics ?? {});
     this.pollDelay = settings.pollMs;
+    this.shards = settings.shards ?? 1;
+    this.firstShard = Math.floor(Math.random() * this.shards);
     this.pool = handlePoolErrors(
       // min 1: the one connection (and its prepared statements) stays open through an idle
       // poll period longer than pg-pool's 10 s idle timeout (ADR 0059). The outbox is a queue, empty
@@ -196,7 +221,7 @@ export class OutboxRelay {
 
   private poll(): void {
     if (!this.running) return;
-    const quiet = !this.pollNeeded && this.listener !== undefined && !this.standingBy;
+    const quiet = !this.pollNeeded && this.listener !== undefined && this.standingBy.size === 0;
     this.pollNeeded = false;
     this.schedulePoll(quiet ? Math.min(this.pollDelay * 2, Math.max(this.settings.idlePollMaxMs, this.settings.pollMs)) : this.settings.pollMs);
     this.wake(true);
@@ -298,8 +323,8 @@ export class OutboxRelay {
   /** Coalesces wake-ups: at most one drain at a time, and one more if woken during it. */
   wake(byPoll = false): void {
     if (!this.running) return;
-    if (byPoll) this.standingBy = false;
-    else if (this.standingBy) return;
+    if (byPoll) this.standingBy.clear();
+    else if (this.standingBy.size === this.shards) return;
     if (this.draining) {
       this.wakeAgain = true;
       return;
@@ -321,21 +346,45 @@ export class OutboxRelay {
 
   private async drain(): Promise<void> {
     while (this.running) {
-      const { more, skipped, published, quarantined } = await this.publishBatch();
-      if (skipped) this.standingBy = true;
-      if (skipped || more || published > 0 || quarantined > 0) this.needPoll();
-      if (published > 0) for (const listener of this.publishedListeners) listener();
-      if (!more) return;
+      let again = false;
+      for (const shard of await this.shardsToVisit()) {
+        if (!this.running) return;
+        const { more, skipped, published, quarantined } = await this.publishBatch(shard);
+        if (skipped) this.standingBy.add(shard);
+        if (skipped || more || published > 0 || quarantined > 0) this.needPoll();
+        if (published > 0) for (const listener of this.publishedListeners) listener();
+        again ||= more;
+      }
+      if (!again) return;
     }
   }
 
-  /** Returns how many rows it published (0 when idle or another relay holds the lock). */
-  async publishOneBatch(): Promise<number> {
-    return (await this.publishBatch()).published;
+  /**
+   * The shards this wake-up tries, in this relay's order, less those it stands by for. One shard
+   * needs no look; with several, one read finds those with rows, so a commit costs a quiet relay
+   * that read and one batch, not a transaction per shard.
+   */
+  private async shardsToVisit(): Promise<number[]> {
+    if (this.shards === 1) return this.standingBy.has(0) ? [] : [0];
+    const { rows } = await this.pool.query<{ shard: number }>(preparedQuery(SHARDS_WITH_ROWS, [this.shards, this.settings.batchSize * this.shards]));
+    const withRows = new Set(rows.map((r) => r.shard));
+    const order: number[] = [];
+    for (let i = 0; i < this.shards; i++) {
+      const shard = (this.firstShard + i) % this.shards;
+      if (withRows.has(shard) && !this.standingBy.has(shard)) order.push(shard);
+    }
+    return order;
   }
 
-  /** One transaction: lock, pick rows within the byte budget, quarantine, send, delete. */
-  private async publishBatch(): Promise<BatchOutcome> {
+  /** Returns how many rows it published (0 when idle or another relay holds the locks). */
+  async publishOneBatch(): Promise<number> {
+    let published = 0;
+    for (let shard = 0; shard < this.shards; shard++) published += (await this.publishBatch(shard)).published;
+    return published;
+  }
+
+  /** One transaction: lock the shard, pick its rows within the byte budget, quarantine, send, delete. */
+  private async publishBatch(shard: number): Promise<BatchOutcome> {
     const client: PoolClient = await this.pool.connect();
     // A checked-out client has no pool listener: the connection can be cut while we wait on the
     // broker. Note it, fail this batch at its next statement, and drop the client on release.
@@ -343,15 +392,14 @@ export class OutboxRelay {
     const onLost = (e: Error) => (lost = e);
     client.on('error', onLost);
     try {
-      // BEGIN and the lock's try in one round trip: a simple query of two statements (the key is a
-      // constant, so it needs no parameter); the relay runs this at every commit anyone makes.
-      const [, lock] = (await client.query(BEGIN_AND_TRY_LOCK)) as unknown as [QueryResult, QueryResult<{ ok: boolean }>];
+      // BEGIN and the lock's try in one round trip: the relay runs this at every commit anyone makes.
+      const [, lock] = (await client.query(beginAndTryLock(shard))) as unknown as [QueryResult, QueryResult<{ ok: boolean }>];
       if (!lock.rows[0].ok) {
         await client.query('ROLLBACK');
         this.stats.skippedWhileAnotherRelayActive++;
         return SKIPPED;
       }
-      const outcome = await this.publishLocked(client);
+      const outcome = await this.publishLocked(client, shard);
       await client.query('COMMIT');
       this.stats.published += outcome.published;
       this.stats.quarantined += outcome.quarantined;
@@ -366,10 +414,13 @@ export class OutboxRelay {
     }
   }
 
-  private async publishLocked(client: PoolClient): Promise<BatchOutcome> {
+  private async publishLocked(client: PoolClient, shard: number): Promise<BatchOutcome> {
     const limits = { maxBatchBytes: this.settings.maxBatchBytes, maxMessageBytes: this.settings.maxMessageBytes };
-    const candidates = await client.query<CandidateRecord>(preparedQuery(CANDIDATES, [this.settings.batchSize, limits.maxMessageBytes, limits.maxBatchBytes]));
-    const plan = planBatch(candidates.rows, { ...limits, maxRows: this.isolating(candidates.rows[0]?.seq) ? 1 : Infinity });
+    const params = [this.settings.batchSize, limits.maxMessageBytes, limits.maxBatchBytes];
+    const candidates = await client.query<CandidateRecord>(
+      this.shards === 1 ? preparedQuery(CANDIDATES, params) : preparedQuery(SHARD_CANDIDATES, [...params, this.shards, shard]),
+    );
+    const plan = planBatch(candidates.rows, { ...limits, maxRows: this.isolating(shard, candidates.rows[0]?.seq) ? 1 : Infinity });
     let quarantined = 0;
     for (const row of plan.tooLarge) {
       quarantined += await this.quarantine(client, row.seq, `too_large: ${row.bytes} bytes > RELAY_MAX_MESSAGE_BYTES ${this.settings.maxMessageBytes}`);
@@ -382,7 +433,7 @@ export class OutboxRelay {
     } catch (e) {
       const refusal = sendRefusalOf(e);
       if (!refusal) throw e;
-      return { published: 0, quarantined: quarantined + (await this.refusedForGood(client, rows, refusal, e as Error)), more: true };
+      return { published: 0, quarantined: quarantined + (await this.refusedForGood(client, shard, rows, refusal, e as Error)), more: true };
     }
     this.hooks.afterPublish();
     // Nothing needs a published row (ADR 0048): deleting it at once writes no new row version and
@@ -454,19 +505,20 @@ export class OutboxRelay {
    * stored the other partitions' share, which we cannot tell apart, so nothing is deleted and
    * the rows up to the last one are sent one at a time, which finds the culprit.
    */
-  private async refusedForGood(client: PoolClient, rows: OutboxRecord[], refusal: SendRefusal, e: Error): Promise<number> {
+  private async refusedForGood(client: PoolClient, shard: number, rows: OutboxRecord[], refusal: SendRefusal, e: Error): Promise<number> {
     if (rows.length === 1) {
       return this.quarantine(client, rows[0].seq, `${refusal === 'authorization' ? 'broker_refused_authorization' : 'broker_refused'}: ${e.message}`);
     }
-    this.isolateThrough = BigInt(rows[rows.length - 1].seq);
+    this.isolateThrough.set(shard, BigInt(rows[rows.length - 1].seq));
     this.log.warn({ msg: 'broker refused a send; sending its rows one at a time', rows: rows.length, refusal, error: e.message });
     return 0;
   }
 
-  private isolating(firstSeq: string | undefined): boolean {
-    if (this.isolateThrough === undefined || firstSeq === undefined) return false;
-    if (BigInt(firstSeq) <= this.isolateThrough) return true;
-    this.isolateThrough = undefined;
+  private isolating(shard: number, firstSeq: string | undefined): boolean {
+    const through = this.isolateThrough.get(shard);
+    if (through === undefined || firstSeq === undefined) return false;
+    if (BigInt(firstSeq) <= through) return true;
+    this.isolateThrough.delete(shard);
     return false;
   }
 

@@ -66,21 +66,27 @@ FROM (
 ) w
 ORDER BY w.seq`;
 
-/**
- * A row's shard: its message key's hash modulo the shard count (ADR 0089). Every row of a key is
- * in one shard, and every message of a run has the run's key, so one lock holder publishes a run.
- */
-const SHARD_OF_ROW = `(hashtext(message_key) & 2147483647) % $4::int`;
 const CANDIDATES = candidatesOf('');
-/** CANDIDATES of one shard ($4 the shard count, $5 the shard); one shard reads CANDIDATES, as before sharding. */
-const SHARD_CANDIDATES = candidatesOf(`AND ${SHARD_OF_ROW} = $5::int `);
 /**
- * Which shards have rows at the head of the queue: read before any lock so that a wake-up visits
- * only shards with something to send (at most the first $2 rows: a long backlog is walked a batch
- * at a time anyway). $1 the shard count; $4 in SHARD_OF_ROW renumbered.
+ * CANDIDATES among the rows the head's read gave one shard ($4), looked up by primary key: a
+ * shard's batch never walks the other shards' rows. With one shard, CANDIDATES as before sharding.
  */
-const SHARDS_WITH_ROWS = `SELECT DISTINCT ${SHARD_OF_ROW.replace('$4', '$1')} AS shard
-FROM (SELECT message_key FROM outbox WHERE published_at IS NULL AND quarantined_at IS NULL ORDER BY seq LIMIT $2) head`;
+const SHARD_CANDIDATES = candidatesOf('AND seq = ANY($4::bigint[]) ');
+/**
+ * The head of the queue ($2 rows), each with its shard: its message key's hash modulo the shard
+ * count $1 (ADR 0089). Every row of a key is in one shard, and every message of a run has the
+ * run's key, so one lock holder publishes a run. Read before any lock, once per wake-up for every
+ * shard, so that a wake-up visits only shards with rows. `outbox.seq`: a bare `seq` would order by
+ * the text column of the same name.
+ */
+const HEAD_SHARDS = `SELECT seq::text, (hashtext(message_key) & 2147483647) % $1::int AS shard
+FROM outbox WHERE published_at IS NULL AND quarantined_at IS NULL ORDER BY outbox.seq LIMIT $2`;
+
+/** A wake-up's work: the shards to try in order, each with the head's rows of it (undefined: one shard, no head read). */
+interface ShardVisit {
+  shard: number;
+  seqs?: string[];
+}
 
 /** A planned row's record; CANDIDATES loads every row planBatch can pick, so a gap is a fault. */
 function loadedRecord(r: CandidateRecord): OutboxRecord {
@@ -346,10 +352,11 @@ export class OutboxRelay {
 
   private async drain(): Promise<void> {
     while (this.running) {
-      let again = false;
-      for (const shard of await this.shardsToVisit()) {
+      const { visits, headFull } = await this.shardsToVisit();
+      let again = headFull;
+      for (const { shard, seqs } of visits) {
         if (!this.running) return;
-        const { more, skipped, published, quarantined } = await this.publishBatch(shard);
+        const { more, skipped, published, quarantined } = await this.publishBatch(shard, seqs);
         if (skipped) this.standingBy.add(shard);
         if (skipped || more || published > 0 || quarantined > 0) this.needPoll();
         if (published > 0) for (const listener of this.publishedListeners) listener();
@@ -361,30 +368,39 @@ export class OutboxRelay {
 
   /**
    * The shards this wake-up tries, in this relay's order, less those it stands by for. One shard
-   * needs no look; with several, one read finds those with rows, so a commit costs a quiet relay
-   * that read and one batch, not a transaction per shard.
+   * needs no look; with several, one read of the head of the queue finds those with rows and
+   * which rows, so a commit costs a quiet relay that read and one batch, not a transaction per
+   * shard. `headFull`: the head read found as many rows as it asked for, so look again after.
    */
-  private async shardsToVisit(): Promise<number[]> {
-    if (this.shards === 1) return this.standingBy.has(0) ? [] : [0];
-    const { rows } = await this.pool.query<{ shard: number }>(preparedQuery(SHARDS_WITH_ROWS, [this.shards, this.settings.batchSize * this.shards]));
-    const withRows = new Set(rows.map((r) => r.shard));
-    const order: number[] = [];
+  private async shardsToVisit(): Promise<{ visits: ShardVisit[]; headFull: boolean }> {
+    if (this.shards === 1) return { visits: this.standingBy.has(0) ? [] : [{ shard: 0 }], headFull: false };
+    const limit = this.settings.batchSize * this.shards;
+    const { rows } = await this.pool.query<{ seq: string; shard: number }>(preparedQuery(HEAD_SHARDS, [this.shards, limit]));
+    const seqsOf = new Map<number, string[]>();
+    for (const r of rows) {
+      if (this.standingBy.has(r.shard)) continue;
+      const seqs = seqsOf.get(r.shard);
+      if (seqs) seqs.push(r.seq);
+      else seqsOf.set(r.shard, [r.seq]);
+    }
+    const visits: ShardVisit[] = [];
     for (let i = 0; i < this.shards; i++) {
       const shard = (this.firstShard + i) % this.shards;
-      if (withRows.has(shard) && !this.standingBy.has(shard)) order.push(shard);
+      const seqs = seqsOf.get(shard);
+      if (seqs) visits.push({ shard, seqs });
     }
-    return order;
+    return { visits, headFull: rows.length === limit && visits.length > 0 };
   }
 
   /** Returns how many rows it published (0 when idle or another relay holds the locks). */
   async publishOneBatch(): Promise<number> {
     let published = 0;
-    for (let shard = 0; shard < this.shards; shard++) published += (await this.publishBatch(shard)).published;
+    for (const { shard, seqs } of (await this.shardsToVisit()).visits) published += (await this.publishBatch(shard, seqs)).published;
     return published;
   }
 
   /** One transaction: lock the shard, pick its rows within the byte budget, quarantine, send, delete. */
-  private async publishBatch(shard: number): Promise<BatchOutcome> {
+  private async publishBatch(shard: number, seqs?: string[]): Promise<BatchOutcome> {
     const client: PoolClient = await this.pool.connect();
     // A checked-out client has no pool listener: the connection can be cut while we wait on the
     // broker. Note it, fail this batch at its next statement, and drop the client on release.
@@ -399,7 +415,7 @@ export class OutboxRelay {
         this.stats.skippedWhileAnotherRelayActive++;
         return SKIPPED;
       }
-      const outcome = await this.publishLocked(client, shard);
+      const outcome = await this.publishLocked(client, shard, seqs);
       await client.query('COMMIT');
       this.stats.published += outcome.published;
       this.stats.quarantined += outcome.quarantined;
@@ -414,12 +430,10 @@ export class OutboxRelay {
     }
   }
 
-  private async publishLocked(client: PoolClient, shard: number): Promise<BatchOutcome> {
+  private async publishLocked(client: PoolClient, shard: number, seqs: string[] | undefined): Promise<BatchOutcome> {
     const limits = { maxBatchBytes: this.settings.maxBatchBytes, maxMessageBytes: this.settings.maxMessageBytes };
     const params = [this.settings.batchSize, limits.maxMessageBytes, limits.maxBatchBytes];
-    const candidates = await client.query<CandidateRecord>(
-      this.shards === 1 ? preparedQuery(CANDIDATES, params) : preparedQuery(SHARD_CANDIDATES, [...params, this.shards, shard]),
-    );
+    const candidates = await client.query<CandidateRecord>(seqs === undefined ? preparedQuery(CANDIDATES, params) : preparedQuery(SHARD_CANDIDATES, [...params, seqs]));
     const plan = planBatch(candidates.rows, { ...limits, maxRows: this.isolating(shard, candidates.rows[0]?.seq) ? 1 : Infinity });
     let quarantined = 0;
     for (const row of plan.tooLarge) {

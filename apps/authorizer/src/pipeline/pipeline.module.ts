@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { PolicyModule } from '../policy/policy.module';
+import { AdmitDecisionService } from './admit-decision/admit-decision.service';
+import { CommitIntentService } from './commit-intent/commit-intent.service';
+import { CreatePoolTopicsService } from './create-pool-topics/create-pool-topics.service';
+import { DecisionPipeline } from './decision-pipeline/decision-pipeline.service';
+import { JournalOutcomesStep } from './journal-outcomes/journal-outcomes.step';
+import { ParkDecisionStep } from './park-decision/park-decision.step';
+import { RecordInboxStep } from './record-inbox/record-inbox.step';
+
+/**
+ * The pipeline: one transaction per slice, its one read, then every step in order (inbox,
+ * policy, admission, the intent sink, parking, the journal and outbox rows); at start, the
+ * intents topics the sink routes to. Imports policy. Exports the pipeline (intake, resumed
+ * confirmations and retries hand it decisions) and the inbox step (intake dead-letters through
+ * it a body that conflicts with an earlier one of its slice).
+ */
+@Module({
+  imports: [PolicyModule],
+  providers: [AdmitDecisionService, CommitIntentService, CreatePoolTopicsService, RecordInboxStep, ParkDecisionStep, JournalOutcomesStep, DecisionPipeline],
+  exports: [DecisionPipeline, RecordInboxStep],
+})
+export class PipelineModule {}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { PipelineModule } from '../pipeline/pipeline.module';
+import { PolicyModule } from '../policy/policy.module';
+import { SubmitRetriesService } from './submit-retries/submit-retries.service';
+
+/**
+ * Retries, a side entrance to the pipeline: the worker turns due retry rows into new decisions
+ * and hands them to the pipeline. Imports the pipeline and policy (the identity kept for the first
+ * decision, read back). Exports nothing: its worker starts itself (onApplicationBootstrap).
+ */
+@Module({
+  imports: [PipelineModule, PolicyModule],
+  providers: [SubmitRetriesService],
+})
+export class RetriesModule {}

@@ -43,6 +43,17 @@ export class AuthorizerValuesModule {}
 @Module({})
 export class AuthorizerModule {
   /**
+   * The top-level folders' lines on the folder map of docs/architecture.md, which `npm run
+   * folder-map` writes; each stage's are on its module.
+   */
+  static readonly folderMap = {
+    folders: {
+      'fault-points': 'named crash windows and sink failures for fault specs (injected; production gets a no-op)',
+      config: "the authorizer's validated configuration",
+    },
+  };
+
+  /**
    * `tools`: the packages whose tools this authorizer judges and mints intents for (those named
    * by ARVIS_TOOL_PACKAGES, and any a team's own entry point adds); the dispatchers must load the
    * same ones. Duplicates or none at all stop start-up (exit 78).

@@ -27,4 +27,18 @@ export const ADMIN_CONTROLLERS = [AccessController, UnknownEffectsController, De
   controllers: ADMIN_CONTROLLERS,
   providers: [AdminGuard, AdministerAccessService, ResolveUnknownEffectService, RedriveDeadLetterService, ReleaseQuarantinedService, RebindStoreService, ReconcileRollbackService],
 })
-export class AdminModule {}
+export class AdminModule {
+  /** Its lines on the folder map of docs/architecture.md, which `npm run folder-map` writes. */
+  static readonly folderMap = {
+    summary: "beside the path: the operator's acts under /admin, each journaled (ADR 0036)",
+    folders: {
+      'admin-guard': "its guard (role admin) and the operator's journal entries (ADR 0036)",
+      'administer-access': 'revoke sessions, grant consents, set egress policies',
+      'resolve-unknown-effect': 'an operator settles an effect_state_unknown with what they found',
+      'redrive-dead-letter': 'a dead letter sent again to its source topic, or discarded, once',
+      'release-quarantined': 'a quarantined outbox row released or discarded',
+      'rebind-store': "this store continues another's receipts after a restore",
+      'reconcile-rollback': "after a restore from an older dump, the journal topic's entries chained back, capabilities settled (CapabilityStore; ADR 0055)",
+    },
+  };
+}

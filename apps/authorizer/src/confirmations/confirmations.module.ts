@@ -38,4 +38,18 @@ import { OidcSignInService } from './sign-in-with-oidc/oidc-sign-in.service';
     OidcSignInService,
   ],
 })
-export class ConfirmationsModule {}
+export class ConfirmationsModule {
+  /** Its lines on the folder map of docs/architecture.md, which `npm run folder-map` writes. */
+  static readonly folderMap = {
+    summary: 'a side entrance to the pipeline: approvers judge parked decisions (API, console, sign-in, history, webhooks); approved ones resumed',
+    folders: {
+      'approve-confirmation': 'the approver HTTP API and its guard',
+      'list-confirmations': 'pending confirmations as an approver sees them: display hints beside exact values (ADR 0069)',
+      'list-verdicts': "the approvers' history: filters and keyset pages",
+      'approver-console': 'the approver console: page, sessions, CSRF, server-sent events (ADR 0037)',
+      'sign-in-with-oidc': "console sign-in through the issuer's OpenID provider: code flow with PKCE, the pre-login cookie (ADR 0071)",
+      'notify-approvers': 'signed webhooks when a confirmation is parked or about to expire, one sender per row (ADR 0070)',
+      'resume-confirmations': 'worker: resume approved decisions, close denied and expired ones (ConfirmationStore, InboxStore)',
+    },
+  };
+}

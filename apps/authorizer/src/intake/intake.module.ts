@@ -19,4 +19,14 @@ import { ReceiveDecisionsService } from './receive-decisions/receive-decisions.s
   controllers: [DecisionsConsumer, DecisionsController],
   providers: [ReceiveDecisionsService, IsolateDecisionService, ReadDecisionService],
 })
-export class IntakeModule {}
+export class IntakeModule {
+  /** Its lines on the folder map of docs/architecture.md, which `npm run folder-map` writes. */
+  static readonly folderMap = {
+    summary: "the first stage: the decisions consumer hands each slice to the pipeline and isolates a message that fails every time; a requester's own result read back",
+    folders: {
+      'receive-decisions': 'the decisions consumer; a slice read: parse, token, canonical body, dead letters',
+      'isolate-decision': 'a message that failed every time, alone: decision_unprocessable (InboxStore.isolate) and a dead letter',
+      'read-decision': "GET /decisions/{id}[?waitS=]: a requester's own result, long-polls sharing one poller (ADR 0072)",
+    },
+  };
+}

@@ -14,4 +14,14 @@ import { VerifyIdentityService } from './verify-identity/verify-identity.service
   providers: [VerifyIdentityService, AuthorizeDecisionService, BearerTokenService],
   exports: [VerifyIdentityService, AuthorizeDecisionService, BearerTokenService],
 })
-export class PolicyModule {}
+export class PolicyModule {
+  /** Its lines on the folder map of docs/architecture.md, which `npm run folder-map` writes. */
+  static readonly folderMap = {
+    summary: "the last stage: who is speaking (a decision's token, an API request's Bearer token) and what policy says, in its fixed order",
+    folders: {
+      'verify-identity': 'JWT verification against the trusted issuers; claims → identity',
+      'authenticate-bearer': 'the Bearer token of an API request, or a typed 401',
+      'authorize-decision': "policy in its fixed order, on the slice's reads; snapshots; the Authorized/Refused/Parked types",
+    },
+  };
+}

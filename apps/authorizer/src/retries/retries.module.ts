@@ -12,4 +12,12 @@ import { SubmitRetriesService } from './submit-retries/submit-retries.service';
   imports: [PipelineModule, PolicyModule],
   providers: [SubmitRetriesService],
 })
-export class RetriesModule {}
+export class RetriesModule {
+  /** Its lines on the folder map of docs/architecture.md, which `npm run folder-map` writes. */
+  static readonly folderMap = {
+    summary: 'a side entrance to the pipeline: due retry rows submitted as new decisions',
+    folders: {
+      'submit-retries': 'worker: retry rows → new decisions (RetryStore.lockDue, markSubmitted)',
+    },
+  };
+}

@@ -11,8 +11,8 @@ import { ROOT } from './support/services';
 import { Stack } from './support/stack';
 import { adminApi } from './support/admin-api';
 import type { RunningApp } from './support/services';
-import { readDedupeFence } from '../apps/authorizer/src/prune-records/dedupe-fence';
-import { readRecord } from '../apps/authorizer/src/redrive-dead-letter/read-dead-letter';
+import { readDedupeFence } from '../apps/authorizer/src/retention/prune-records/dedupe-fence';
+import { readRecord } from '../apps/authorizer/src/admin/redrive-dead-letter/read-dead-letter';
 
 // The secured broker (test/support/secure-broker.ts): SASL SCRAM over TLS, nothing allowed without an ACL.
 const CLI = join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js');

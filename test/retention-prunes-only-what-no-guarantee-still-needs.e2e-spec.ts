@@ -9,7 +9,7 @@ import { ROOT, type RunningApp } from './support/services';
 import { RetentionPruner, type PruneCounts } from '../libs/lifecycle/src/retention-pruner';
 import { ConfigResourceTypes } from 'kafkajs';
 import { createKafka } from '@arvis/kafka';
-import { readDedupeFence } from '../apps/authorizer/src/prune-records/dedupe-fence';
+import { readDedupeFence } from '../apps/authorizer/src/retention/prune-records/dedupe-fence';
 
 // Retention (ADR 0041). The authorizer prunes with a 1 s material window and a dedupe window far
 // longer than the spec: finished decisions lose intent, capability and effect, but keep the inbox

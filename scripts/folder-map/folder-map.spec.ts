@@ -1,19 +1,25 @@
 // The folder map in docs/architecture.md is how a newcomer finds where a line belongs: every app,
-// every library and every use-case folder of an app must be on it, and nothing that is gone.
+// every library and every use-case folder of an app must be on it, and nothing that is gone. The
+// authorizer's and the dispatcher's part is generated from their feature modules (folder-map.ts).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { DOC_FILE, folderMapProblems, REGENERATE_COMMAND, withFolderMap } from './folder-map';
 
 const ROOT = join(__dirname, '..', '..');
 const dirs = (path: string) => readdirSync(join(ROOT, path)).filter((n) => statSync(join(ROOT, path, n)).isDirectory() && n !== 'generated');
 
 /**
- * The map's code block: top-level entries (`apps/x/src`, `libs/y`) with the folders indented under
- * them by two spaces, and the folders of a feature folder (the dispatcher's stages) by four.
+ * The map's code blocks (the generated one, then the rest): top-level entries (`apps/x/src`,
+ * `libs/y`) with the folders indented under them by two spaces, and the folders of a feature
+ * folder (a stage) by four.
  */
 function folderMap(): Map<string, string> {
-  const doc = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
-  const section = doc.slice(doc.indexOf('## Folder map'));
-  const block = section.slice(section.indexOf('```') + 3, section.indexOf('```', section.indexOf('```') + 3));
+  const doc = readFileSync(join(ROOT, DOC_FILE), 'utf8');
+  const section = doc.slice(doc.indexOf('## Folder map')).split(/\n## /)[0];
+  const block = section
+    .split('```')
+    .filter((_, i) => i % 2 === 1)
+    .join('\n');
   const entries = new Map<string, string>();
   let top = '';
   let folder = '';
@@ -32,6 +38,15 @@ function folderMap(): Map<string, string> {
 
 describe('the folder map in docs/architecture.md', () => {
   const map = folderMap();
+
+  it("holds the authorizer's and the dispatcher's part exactly as their feature modules give it now", () => {
+    const doc = readFileSync(join(ROOT, DOC_FILE), 'utf8');
+    if (withFolderMap(doc) !== doc) throw new Error(`${DOC_FILE}: the folder map is out of date; regenerate it with: ${REGENERATE_COMMAND}`);
+  });
+
+  it("gives every folder of the authorizer and the dispatcher a line on its module, and none to a folder that is gone", () => {
+    expect(folderMapProblems(ROOT)).toEqual([]);
+  });
 
   it('names every app and every library', () => {
     const expected = [...dirs('apps').map((a) => `apps/${a}/src`), ...dirs('libs').map((l) => `libs/${l}`)];

@@ -5,45 +5,54 @@ import { PersistenceModule } from '@arvis/persistence';
 import { byAddress, byCredentialOrAddress, RuntimeModule } from '@arvis/runtime';
 import { LifecycleModule } from '@arvis/lifecycle';
 import { assembleTools, describeTools, ToolCatalog, type ToolPackage, type ToolSet } from '@arvis/tool-catalog';
-import { AdmitDecisionService } from './admit-decision/admit-decision.service';
-import { ApproveConfirmationService } from './approve-confirmation/approve-confirmation.service';
-import { ListConfirmationsService } from './list-confirmations/list-confirmations.service';
-import { ListVerdictsService } from './list-verdicts/list-verdicts.service';
-import { ApproverWebhookRelay } from './notify-approvers/approver-webhook.relay';
-import { ApproverGuard } from './approve-confirmation/approver.guard';
-import { BearerTokenService } from './authenticate-bearer/bearer-token.service';
-import { ConfirmationsController } from './approve-confirmation/confirmations.controller';
-import { ConsoleController } from './approver-console/console.controller';
-import { ConsoleEventsService } from './approver-console/console-events.service';
-import { ConsoleSessionGuard } from './approver-console/console-session.guard';
-import { ConsoleSessionsService } from './approver-console/console-sessions.service';
-import { ResumeConfirmationsService } from './resume-confirmations/resume-confirmations.service';
-import { AuthorizeDecisionService } from './authorize-decision/authorize-decision.service';
-import { CommitIntentService } from './commit-intent/commit-intent.service';
-import { CreatePoolTopicsService } from './create-pool-topics/create-pool-topics.service';
 import { AuthorizerFaultPoints, ConfiguredAuthorizerFaults, NO_AUTHORIZER_FAULTS } from './fault-points/fault-points';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from './config/authorizer.config';
-import { IsolateDecisionService } from './isolate-decision/isolate-decision.service';
-import { DecisionPipeline } from './decision-pipeline/decision-pipeline.service';
-import { JournalOutcomesStep } from './journal-outcomes/journal-outcomes.step';
-import { ParkDecisionStep } from './park-decision/park-decision.step';
-import { RecordInboxStep } from './record-inbox/record-inbox.step';
-import { DecisionsConsumer } from './receive-decisions/decisions.consumer';
-import { ReceiveDecisionsService } from './receive-decisions/receive-decisions.service';
-import { PruneRecordsService } from './prune-records/prune-records.service';
-import { SubmitRetriesService } from './submit-retries/submit-retries.service';
-import { VerifyIdentityService } from './verify-identity/verify-identity.service';
-import { ADMIN_CONTROLLERS, ADMIN_PROVIDERS } from './admin-guard/admin-api';
-import { DecisionsController } from './read-decision/decisions.controller';
-import { ReadDecisionService } from './read-decision/read-decision.service';
-import { OidcSignInController } from './sign-in-with-oidc/oidc-sign-in.controller';
-import { OidcSignInService } from './sign-in-with-oidc/oidc-sign-in.service';
+import { ConfirmationsController } from './confirmations/approve-confirmation/confirmations.controller';
+import { ConsoleController } from './confirmations/approver-console/console.controller';
+import { OidcSignInController } from './confirmations/sign-in-with-oidc/oidc-sign-in.controller';
+import { DecisionsController } from './intake/read-decision/decisions.controller';
+import { ADMIN_CONTROLLERS, AdminModule } from './admin/admin.module';
+import { ConfirmationsModule } from './confirmations/confirmations.module';
+import { IntakeModule } from './intake/intake.module';
+import { PipelineModule } from './pipeline/pipeline.module';
+import { PolicyModule } from './policy/policy.module';
+import { RetentionModule } from './retention/retention.module';
+import { RetriesModule } from './retries/retries.module';
 
 /** The controllers of the API port; its allow-list of paths is their route prefixes (ADR 0038). */
 export const AUTHORIZER_HTTP_CONTROLLERS = [ConfirmationsController, DecisionsController, ConsoleController, OidcSignInController, ...ADMIN_CONTROLLERS];
 
+/**
+ * The stages of a decision's path. Intake hands a slice to the pipeline, which calls policy;
+ * retries and confirmations are side entrances to the pipeline (a retry, a resumed decision);
+ * admin and retention stand beside the path. A stage's module imports only modules of the stages
+ * after it (feature-modules-follow-the-path.spec). Nest starts the workers in this order, retries'
+ * first, as when they were this module's own providers.
+ */
+export const FEATURE_MODULES = [IntakeModule, PipelineModule, PolicyModule, RetriesModule, ConfirmationsModule, AdminModule, RetentionModule] as const;
+
+/**
+ * The values AuthorizerModule.forRoot computes from configuration and options (the
+ * configuration, the fault points, the catalog), one instance each. Global, so every feature
+ * module injects them without importing anything; imported after the library modules, as the
+ * dispatcher's are.
+ */
+@Module({})
+export class AuthorizerValuesModule {}
+
 @Module({})
 export class AuthorizerModule {
+  /**
+   * The top-level folders' lines on the folder map of docs/architecture.md, which `npm run
+   * folder-map` writes; each stage's are on its module.
+   */
+  static readonly folderMap = {
+    folders: {
+      'fault-points': 'named crash windows and sink failures for fault specs (injected; production gets a no-op)',
+      config: "the authorizer's validated configuration",
+    },
+  };
+
   /**
    * `tools`: the packages whose tools this authorizer judges and mints intents for (those named
    * by ARVIS_TOOL_PACKAGES, and any a team's own entry point adds); the dispatchers must load the
@@ -51,41 +60,19 @@ export class AuthorizerModule {
    */
   static forRoot(config: AuthorizerConfig, opts: { tools: readonly ToolPackage[] }): DynamicModule {
     const tools = assembleTools(opts.tools);
-    return {
-      module: AuthorizerModule,
-      imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot(config), LifecycleModule, rateLimits(config)],
-      controllers: [DecisionsConsumer, ...AUTHORIZER_HTTP_CONTROLLERS],
+    const values: DynamicModule = {
+      module: AuthorizerValuesModule,
+      global: true,
       providers: [
         { provide: AUTHORIZER_CONFIG, useValue: config },
         { provide: AuthorizerFaultPoints, useValue: hasFaults(config.faults) ? new ConfiguredAuthorizerFaults(config.faults) : NO_AUTHORIZER_FAULTS },
         { provide: ToolCatalog, useFactory: () => catalogOf(tools, config.faults.authorizerCatalogSkew === true) },
-        VerifyIdentityService,
-        AuthorizeDecisionService,
-        AdmitDecisionService,
-        CommitIntentService,
-        CreatePoolTopicsService,
-        ReceiveDecisionsService,
-        RecordInboxStep,
-        ParkDecisionStep,
-        JournalOutcomesStep,
-        DecisionPipeline,
-        IsolateDecisionService,
-        SubmitRetriesService,
-        ApproveConfirmationService,
-        ListConfirmationsService,
-        ListVerdictsService,
-        ApproverWebhookRelay,
-        ReadDecisionService,
-        BearerTokenService,
-        ApproverGuard,
-        ResumeConfirmationsService,
-        PruneRecordsService,
-        ...ADMIN_PROVIDERS,
-        ConsoleSessionsService,
-        ConsoleSessionGuard,
-        ConsoleEventsService,
-        OidcSignInService,
       ],
+      exports: [AUTHORIZER_CONFIG, AuthorizerFaultPoints, ToolCatalog],
+    };
+    return {
+      module: AuthorizerModule,
+      imports: [PersistenceModule.forRoot(config.database), RuntimeModule.forRoot(config), LifecycleModule, rateLimits(config), values, ...FEATURE_MODULES],
     };
   }
 }

@@ -36,6 +36,18 @@ export class DispatcherValuesModule {}
 @Module({})
 export class DispatcherModule {
   /**
+   * The top-level folders' lines on the folder map of docs/architecture.md, which `npm run
+   * folder-map` writes; each stage's are on its module.
+   */
+  static readonly folderMap = {
+    folders: {
+      'report-operations': 'what an operator acts on, read at scrape time (open effects, unknown ones, audit-incomplete runs; ADR 0060)',
+      'fault-points': 'named crash windows for fault specs (injected; production gets a no-op)',
+      config: "the dispatcher's validated configuration; the pools it serves (DISPATCHER_POOLS: topic, group, catalog per pool, ADR 0081)",
+    },
+  };
+
+  /**
    * `tools`: the packages whose tools this dispatcher runs (those named by ARVIS_TOOL_PACKAGES,
    * and any a team's own entry point adds). Duplicates or none at all stop start-up (exit 78).
    */

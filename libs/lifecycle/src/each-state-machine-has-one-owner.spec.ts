@@ -29,7 +29,7 @@ const EXCEPTIONS: readonly { file: string; tables: readonly Table[]; why: string
       'together with the retention horizon, its counts checked before the commit; no state moves, rows leave every machine at its end',
   },
   {
-    file: 'apps/authorizer/src/commit-intent/commit-intent.service.ts',
+    file: 'apps/authorizer/src/pipeline/commit-intent/commit-intent.service.ts',
     tables: ['intents'],
     why: 'the slice\'s one combined INSERT (ADR 0083): the intents part is built beside the capabilities, inbox and outbox parts of one statement',
   },

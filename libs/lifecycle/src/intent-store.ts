@@ -10,9 +10,9 @@ export interface RedeliveredIntent {
 
 /**
  * The only writer of `intents` after its commit (ADR 0087). An intent is inserted by the
- * authorizer slice's one combined INSERT (ADR 0083, apps/authorizer/src/commit-intent) and deleted
- * by retention (ADR 0041, retention-pruner.ts); in between, the one transition is a delivery
- * attempt of the dispatcher's redelivery (ADR 0011). Statements are moved here verbatim, whitespace
+ * authorizer slice's one combined INSERT (ADR 0083, apps/authorizer/src/pipeline/commit-intent)
+ * and deleted by retention (ADR 0041, retention-pruner.ts); in between, the one transition is a
+ * delivery attempt of the dispatcher's redelivery (ADR 0011). Statements are moved here verbatim, whitespace
  * included: a statement's text names its prepared statement.
  */
 @Injectable()

@@ -13,4 +13,13 @@ import { DeduplicateEffectsService } from './deduplicate-effects/deduplicate-eff
   providers: [DeduplicateEffectsService, ClaimCapabilitiesService],
   exports: [ClaimCapabilitiesService],
 })
-export class ClaimModule {}
+export class ClaimModule {
+  /** Its lines on the folder map of docs/architecture.md, which `npm run folder-map` writes. */
+  static readonly folderMap = {
+    summary: "the slice's claim transaction, and duplicates of an idempotency key",
+    folders: {
+      'claim-capabilities': 'one transaction: lock in id order, revoke, activate, consume, claim',
+      'deduplicate-effects': "duplicates of an idempotency key: take the holder's outcome, or end not run",
+    },
+  };
+}

@@ -15,4 +15,14 @@ import { RunToolService } from './run-tool/run-tool.service';
   providers: [RunToolService, { provide: EFFECT_DEADLINES, useClass: StoredEffectDeadlines }, RunClaimedService],
   exports: [RunClaimedService],
 })
-export class ExecutionModule {}
+export class ExecutionModule {
+  /** Its lines on the folder map of docs/architecture.md, which `npm run folder-map` writes. */
+  static readonly folderMap = {
+    summary: 'the stage that runs claimed intents, a group at a time, through the one route to a tool body',
+    folders: {
+      'run-claimed': 'groups of TOOL_CONCURRENCY bodies: start, run, record; the heartbeat on claims',
+      'run-tool': 'the only route to a tool body (consumption proof, timeout, AbortSignal)',
+      tools: "binds each package's bodies to its own pool (its database role, ADR 0034) and writes the body-start marker",
+    },
+  };
+}

@@ -14,4 +14,13 @@ import { IntentsConsumer } from './dispatch-intents/intents.consumer';
   controllers: [IntentsConsumer],
   providers: [DispatchIntentsService],
 })
-export class IntakeModule {}
+export class IntakeModule {
+  /** Its lines on the folder map of docs/architecture.md, which `npm run folder-map` writes. */
+  static readonly folderMap = {
+    summary: 'the first stage: the intents consumer, the pipeline of one slice, the messages verified',
+    folders: {
+      'dispatch-intents': 'the intents consumer, the pipeline of one slice, claimed-intent types, stored facts',
+      'verify-intent': 'message parse and signature; match with the stored intent; stored-intent re-hash',
+    },
+  };
+}

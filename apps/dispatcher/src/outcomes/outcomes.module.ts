@@ -13,4 +13,15 @@ import { RequestRetriesService } from './request-retries/request-retries.service
   providers: [RequestRetriesService, CloseEffectsService, RecordResultsService],
   exports: [CloseEffectsService, RecordResultsService],
 })
-export class OutcomesModule {}
+export class OutcomesModule {
+  /** Its lines on the folder map of docs/architecture.md, which `npm run folder-map` writes. */
+  static readonly folderMap = {
+    summary: 'where every effect ends: results classified and recorded, effects closed, retries requested',
+    folders: {
+      'classify-result': 'effect boundaries',
+      'record-results': 'the results transaction: outage waited out, halving, audit-incomplete',
+      'close-effects': 'the one owner of closing an effect: row, confirmation, retry, waiting duplicates, entries',
+      'request-retries': "the dispatcher's retry limits (RETRY_MAX_ATTEMPTS, RETRY_MAX_RISK) handed to RetryStore.requestRetry",
+    },
+  };
+}

@@ -15,4 +15,14 @@ import { RedeliverIntentsService } from './redeliver-intents/redeliver-intents.s
   imports: [OutcomesModule],
   providers: [IntentsLag, ReconcileEffectsService, RedeliverIntentsService, RecoverEffectsService],
 })
-export class RecoveryModule {}
+export class RecoveryModule {
+  /** Its lines on the folder map of docs/architecture.md, which `npm run folder-map` writes. */
+  static readonly folderMap = {
+    summary: 'the side path: lost claims and lost bodies, unconsumed intents redelivered',
+    folders: {
+      'recover-effects': 'worker: lost claims and lost bodies, redelivery of unconsumed intents',
+      'reconcile-effects': "asks a tool whether a lost body's effect happened (by idempotency key)",
+      'redeliver-intents': 'bounded redelivery with backoff (IntentStore.markDelivered); consumer lag checked first',
+    },
+  };
+}

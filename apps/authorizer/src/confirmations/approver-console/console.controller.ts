@@ -55,7 +55,7 @@ export class ConsoleController {
     const path = (req.originalUrl ?? req.url).split('?', 1)[0];
     if (path.endsWith('/')) {
       res.status(308);
-      res.setHeader('Location', '../../console');
+      res.setHeader('Location', '../console');
       return '';
     }
     res.setHeader('Content-Type', 'text/html; charset=utf-8');

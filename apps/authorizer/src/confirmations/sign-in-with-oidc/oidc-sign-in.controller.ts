@@ -19,7 +19,7 @@ interface PlainResponse {
 const refusalPage = (r: OidcRefusal) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sign-in refused</title></head>
 <body><h1>Sign-in refused</h1><p id="error">${escapeHtml(r.error)}</p><p id="message">${escapeHtml(r.message)}</p>
-<p><a href="../../../console">Back to the console</a></p></body></html>`;
+<p><a href="../../console">Back to the console</a></p></body></html>`;
 
 /**
  * OIDC sign-in to the approver console (ADR 0071). `start` sends the browser to the provider
@@ -63,7 +63,7 @@ export class OidcSignInController {
     }
     const s = await this.sessions.start(done.approver);
     res.setHeader('Set-Cookie', [spent, sessionCookie(s.sessionId, { secure, expiresAt: s.expires })]);
-    res.setHeader('Location', '../../../console');
+    res.setHeader('Location', '../../console');
     res.status(303).send('');
   }
 }

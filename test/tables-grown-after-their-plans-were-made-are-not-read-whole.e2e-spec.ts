@@ -63,4 +63,13 @@ describe('tables grown after their statements were planned are not read whole', 
       { table: 'intents', seqScans: 0, rowsScanned: 0 },
     ]);
   });
+
+  // With sequential scans off, a plan that must still scan (a one-row table) costs above every JIT
+  // threshold; a service session compiling it with LLVM at each execution spent seconds of CPU
+  // on one row (the scrape-time checkpoint read, ADR 0082). Service sessions run with JIT off.
+  it('never JIT-compiles a statement that scans a small table', async () => {
+    const [plan] = await db.$queryRaw<{ 'QUERY PLAN': { Plan: unknown; JIT?: unknown }[] }[]>`
+      EXPLAIN (ANALYZE, FORMAT JSON) SELECT sum(last_seq)::bigint AS s FROM journal_head`;
+    expect(plan['QUERY PLAN'][0].JIT).toBeUndefined();
+  });
 });

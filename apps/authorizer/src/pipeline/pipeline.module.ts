@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { PolicyModule } from '../policy/policy.module';
 import { AdmitDecisionService } from './admit-decision/admit-decision.service';
 import { CommitIntentService } from './commit-intent/commit-intent.service';
+import { IntentSink } from './commit-intent/intent-sink';
 import { CreatePoolTopicsService } from './create-pool-topics/create-pool-topics.service';
 import { DecisionPipeline } from './decision-pipeline/decision-pipeline.service';
 import { JournalOutcomesStep } from './journal-outcomes/journal-outcomes.step';
@@ -17,7 +18,7 @@ import { RecordInboxStep } from './record-inbox/record-inbox.step';
  */
 @Module({
   imports: [PolicyModule],
-  providers: [AdmitDecisionService, CommitIntentService, CreatePoolTopicsService, RecordInboxStep, ParkDecisionStep, JournalOutcomesStep, DecisionPipeline],
+  providers: [AdmitDecisionService, { provide: IntentSink, useClass: CommitIntentService }, CreatePoolTopicsService, RecordInboxStep, ParkDecisionStep, JournalOutcomesStep, DecisionPipeline],
   exports: [DecisionPipeline, RecordInboxStep],
 })
 export class PipelineModule {

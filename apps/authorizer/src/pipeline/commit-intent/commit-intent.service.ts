@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { clipText, SPEC_VERSION, type IntentMessage, type ReasonCode, type UnsignedIntentMessage } from '@arvis/contracts';
+import { clipText, SPEC_VERSION, type IntentMessage, type UnsignedIntentMessage } from '@arvis/contracts';
 import { capabilityCommitmentOf, effectContextCommitment, intentCommitmentOf, type IntentCommitmentMaterial } from '@arvis/effect-context';
 import { canonicalJson, commitment, loadEd25519PrivateKey, signCanonical, type SigningKey } from '@arvis/crypto';
 import { CapabilityStore, ConfirmationNotReservable, ConfirmationStore, type MintedCapability } from '@arvis/lifecycle';
@@ -14,34 +14,8 @@ import { AuthorizerFaultPoints } from '../../fault-points/fault-points';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../../config/authorizer.config';
 import { validateReceipt } from './validate-receipt';
 import { intentRoutes, type IntentRoute } from './intent-routes';
+import { IntentSink, IntentSinkError, type AbortedIntent, type CommitResult } from './intent-sink';
 import { someIds } from '@arvis/runtime';
-
-/** A decision whose intent could not be recorded: its capability is revoked, nothing is published. */
-export interface AbortedIntent {
-  authorized: Authorized;
-  reasonCode: ReasonCode;
-  detail: string;
-  receiptReason?: string;
-}
-
-export interface CommitResult {
-  messages: IntentMessage[];
-  aborted: AbortedIntent[];
-  /**
-   * The recorded intents' rows (with their messages' outbox rows) and capabilities' rows, for the
-   * slice's one insert statement with its inbox and outbox rows (ADR 0083); empty when `isolate`
-   * is true (each went in under its savepoint).
-   */
-  inserts: InsertPart[];
-}
-
-/** Thrown from the bulk path so the caller retries the slice with one savepoint per intent. */
-export class IntentSinkError extends Error {
-  constructor(override readonly cause: unknown) {
-    super(`intent sink failed: ${(cause as Error)?.message ?? String(cause)}`);
-    this.name = 'IntentSinkError';
-  }
-}
 
 interface Prepared {
   a: Authorized;
@@ -122,10 +96,11 @@ function intentsPart(prepared: readonly Prepared[]): InsertPart {
  * The intent sink: mints the capability and records the exact intent, its receipt and its
  * signed message in the caller's transaction. The message carries identifiers and hashes only;
  * the frozen payload stays in the intents table for the dispatcher. The receipt's durable
- * position is the outbox sequence, its store fingerprint the database's identity.
+ * position is the outbox sequence, its store fingerprint the database's identity. Bound as the
+ * IntentSink.
  */
 @Injectable()
-export class CommitIntentService {
+export class CommitIntentService extends IntentSink {
   private readonly log = new Logger(CommitIntentService.name);
   private readonly signingKey: SigningKey;
   /** Tool name -> its route (ADR 0080), made once: routing an intent is one map lookup. */
@@ -139,6 +114,7 @@ export class CommitIntentService {
     private readonly capabilities: CapabilityStore,
     private readonly faults: AuthorizerFaultPoints,
   ) {
+    super();
     this.signingKey = { keyId: config.signing.keyId, privateKey: loadEd25519PrivateKey(config.signing.privateKey) };
     this.routes = intentRoutes(catalog, config.topics);
   }
@@ -150,13 +126,7 @@ export class CommitIntentService {
     return route;
   }
 
-  /**
-   * `isolate` false: one multi-row insert per table (the hot path), the outbox rows handed back;
-   * any failure throws IntentSinkError and the caller retries the slice with `isolate` true,
-   * where each intent has its own savepoint and a failure aborts that decision only.
-   * `positions`: outbox sequence numbers the slice's read statement reserved, in order.
-   */
-  async commit(tx: Tx, authorized: Authorized[], at: { committedAt: Date; positions: readonly bigint[] }, isolate: boolean, traceOf?: TraceOf): Promise<CommitResult> {
+  override async commit(tx: Tx, authorized: Authorized[], at: { committedAt: Date; positions: readonly bigint[] }, isolate: boolean, traceOf?: TraceOf): Promise<CommitResult> {
     if (authorized.length === 0) return { messages: [], aborted: [], inserts: [] };
     const { committedAt } = at;
     if (at.positions.length < authorized.length) throw new Error(`${at.positions.length} outbox positions reserved for ${authorized.length} intents`);
@@ -326,8 +296,7 @@ export class CommitIntentService {
     return [intentsPart(prepared), this.capabilities.mintPart(prepared.map((p) => p.capability))];
   }
 
-  /** minted -> revoked for every aborted intent: the capability exists, and can never run. */
-  async revokeWithoutIntent(tx: Tx, aborted: AbortedIntent[]): Promise<void> {
+  override async revokeWithoutIntent(tx: Tx, aborted: AbortedIntent[]): Promise<void> {
     if (aborted.length === 0) return;
     const rows = aborted.map((x) => ({
       capabilityId: randomUUID(),

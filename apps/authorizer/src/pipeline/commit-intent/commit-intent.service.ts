@@ -10,14 +10,16 @@ import { ToolCatalog } from '@arvis/tool-catalog';
 import type { TraceCarrier } from '@arvis/tracing';
 import type { Authorized } from '../../policy/authorize-decision/authorization.types';
 import type { TraceOf } from '../decision-pipeline/decision-traces';
-import { AuthorizerFaultPoints } from '../../fault-points/fault-points';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../../config/authorizer.config';
 import { validateReceipt } from './validate-receipt';
 import { intentRoutes, type IntentRoute } from './intent-routes';
 import { IntentSink, IntentSinkError, type AbortedIntent, type CommitResult } from './intent-sink';
 import { someIds } from '@arvis/runtime';
 
-interface Prepared {
+type Receipt = IntentMessage['receipt'];
+
+/** An intent made and signed, not yet recorded. */
+export interface Prepared {
   a: Authorized;
   intent: Prisma.IntentCreateManyInput;
   capability: MintedCapability;
@@ -96,8 +98,11 @@ function intentsPart(prepared: readonly Prepared[]): InsertPart {
  * The intent sink: mints the capability and records the exact intent, its receipt and its
  * signed message in the caller's transaction. The message carries identifiers and hashes only;
  * the frozen payload stays in the intents table for the dispatcher. The receipt's durable
- * position is the outbox sequence, its store fingerprint the database's identity. Bound as the
- * IntentSink.
+ * position is the outbox sequence, its store fingerprint the database's identity.
+ *
+ * Bound as the IntentSink. The test profile binds TamperingIntentSink (fault-points/) instead,
+ * which extends this class and overrides its seams: the positions handed in to `commit`,
+ * `receiptOf` and `record`. Nothing here consults a fault list.
  */
 @Injectable()
 export class CommitIntentService extends IntentSink {
@@ -112,7 +117,6 @@ export class CommitIntentService extends IntentSink {
     catalog: ToolCatalog,
     private readonly confirmations: ConfirmationStore,
     private readonly capabilities: CapabilityStore,
-    private readonly faults: AuthorizerFaultPoints,
   ) {
     super();
     this.signingKey = { keyId: config.signing.keyId, privateKey: loadEd25519PrivateKey(config.signing.privateKey) };
@@ -134,7 +138,7 @@ export class CommitIntentService extends IntentSink {
     const aborted: AbortedIntent[] = [];
     const accepted: Prepared[] = [];
     for (let i = 0; i < authorized.length; i++) {
-      const p = await this.prepare(tx, authorized[i], seqs[i], committedAt);
+      const p = this.prepare(authorized[i], seqs[i], committedAt);
       p.trace = traceOf?.(p.a.decision.decisionId);
       const reason = validateReceipt(p.message.receipt, {
         intentSha256: p.intent.intentCommitment,
@@ -225,22 +229,29 @@ export class CommitIntentService extends IntentSink {
     } as UnsignedIntentMessage;
   }
 
-  private async prepare(tx: Tx, a: Authorized, seq: bigint, committedAt: Date): Promise<Prepared> {
+  /**
+   * The receipt of an intent: its durable position is the outbox sequence reserved for it, its
+   * store fingerprint the database's identity. A seam: TamperingIntentSink alters one field.
+   */
+  protected receiptOf(a: Authorized, intentSha256: string, position: bigint, committedAt: Date): Receipt {
+    return {
+      receiptId: randomUUID(),
+      runId: a.decision.runId,
+      causalId: a.decision.causalId,
+      intentSha256,
+      durablePosition: position.toString(),
+      storeFingerprint: this.store.value,
+      committedAt: committedAt.toISOString(),
+    };
+  }
+
+  private prepare(a: Authorized, position: bigint, committedAt: Date): Prepared {
     const d = a.decision;
     const route = this.routeOf(a);
     const material = this.materialOf(a, route);
     const { intentId, capabilityId, effectContextCommitment: ctxCommitment } = material;
     const intentCommitment = intentCommitmentOf(material);
-    const position = await this.faults.position(tx, d.decisionId, seq);
-    const receipt = this.faults.receipt(d.decisionId, {
-      receiptId: randomUUID(),
-      runId: d.runId,
-      causalId: d.causalId,
-      intentSha256: intentCommitment,
-      durablePosition: position.toString(),
-      storeFingerprint: this.store.value,
-      committedAt: committedAt.toISOString(),
-    });
+    const receipt = this.receiptOf(a, intentCommitment, position, committedAt);
     const unsigned = this.unsignedMessage(a, material, intentCommitment, receipt);
     return {
       a,
@@ -277,11 +288,10 @@ export class CommitIntentService extends IntentSink {
   /**
    * The confirmations' reservation (done here), and the intents' rows with their messages'
    * outbox rows and the capabilities' rows, for the caller to insert in one statement with the
-   * rest of its rows (ADR 0083).
+   * rest of its rows (ADR 0083). A seam: TamperingIntentSink fails here, before the insert.
    */
-  private async record(tx: Tx, prepared: Prepared[]): Promise<InsertPart[]> {
+  protected async record(tx: Tx, prepared: Prepared[]): Promise<InsertPart[]> {
     if (prepared.length === 0) return [];
-    for (const p of prepared) await this.faults.beforeIntentInsert(tx, p.a.decision.decisionId);
     for (const p of prepared) p.intent.message = JSON.stringify(p.message);
     // approved -> reserved by this capability, only for exactly this action and while the grant
     // lasts (database time); anything else leaves the confirmation untouched.

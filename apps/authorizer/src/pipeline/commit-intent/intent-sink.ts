@@ -30,7 +30,11 @@ export class IntentSinkError extends Error {
   }
 }
 
-/** The intent sink as the decision pipeline calls it (ADR 0005); CommitIntentService is the sink. */
+/**
+ * The intent sink as the decision pipeline calls it (ADR 0005). CommitIntentService is the sink;
+ * in the test profile (fault points configured) PipelineModule binds TamperingIntentSink
+ * (fault-points/) instead, which decorates it with the sink's faults. Production never does.
+ */
 export abstract class IntentSink {
   /**
    * `isolate` false: one multi-row insert per table (the hot path), the outbox rows handed back;

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CloseEffectsService } from './close-effects/close-effects.service';
 import { RecordResultsService } from './record-results/record-results.service';
+import { ResultRecorder } from './record-results/result-recorder';
 import { RequestRetriesService } from './request-retries/request-retries.service';
 
 /**
@@ -10,8 +11,8 @@ import { RequestRetriesService } from './request-retries/request-retries.service
  * effects end there too).
  */
 @Module({
-  providers: [RequestRetriesService, CloseEffectsService, RecordResultsService],
-  exports: [CloseEffectsService, RecordResultsService],
+  providers: [RequestRetriesService, CloseEffectsService, { provide: ResultRecorder, useClass: RecordResultsService }],
+  exports: [CloseEffectsService, ResultRecorder],
 })
 export class OutcomesModule {
   /** Its lines on the folder map of docs/architecture.md, which `npm run folder-map` writes. */

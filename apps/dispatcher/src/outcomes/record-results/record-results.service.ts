@@ -1,12 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { appendJournal, lateToolResultEntry } from '@arvis/journal';
+import { appendJournal, lateToolResultEntry, type JournalDraft } from '@arvis/journal';
 import { EffectStore } from '@arvis/lifecycle';
 import { Database, type Tx } from '@arvis/persistence';
 import { retryWhileTransient, someIds } from '@arvis/runtime';
 import { CloseEffectsService, type EffectClosing } from '../close-effects/close-effects.service';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../../config/dispatcher.config';
 import { factsOf } from '../../intake/dispatch-intents/claimed-intent';
-import { FaultPoints } from '../../fault-points/fault-points';
 import { ResultRecorder, type RanIntent } from './result-recorder';
 
 const closingOf = (r: RanIntent): EffectClosing => ({
@@ -21,7 +20,9 @@ const closingOf = (r: RanIntent): EffectClosing => ({
  * database outage with backoff (up to the configured bound, minutes), and a result that fails
  * for any other reason is isolated by halving its group, so one entry that cannot be journaled
  * does not spoil the others. Only that one is then marked audit-incomplete. Bound as the
- * ResultRecorder.
+ * ResultRecorder; the test profile binds FailingResultRecorder (fault-points/) instead, which
+ * extends this class and overrides its one seam, `closeWithResults`. Nothing here consults a
+ * fault list.
  */
 @Injectable()
 export class RecordResultsService extends ResultRecorder {
@@ -32,7 +33,6 @@ export class RecordResultsService extends ResultRecorder {
     private readonly db: Database,
     private readonly effects: EffectStore,
     private readonly closings: CloseEffectsService,
-    private readonly faults: FaultPoints,
   ) {
     super();
   }
@@ -63,8 +63,7 @@ export class RecordResultsService extends ResultRecorder {
   }
 
   private async recordOnce<T>(tx: Tx, ran: readonly RanIntent[], alsoInTransaction?: (tx: Tx) => Promise<T>): Promise<T | undefined> {
-    const { drafts, notMoved } = await this.closings.closeWithResults(tx, ran.map(closingOf));
-    this.faults.failRecording(ran.map((r) => r.claimed.intent.decisionId));
+    const { drafts, notMoved } = await this.closeWithResults(tx, ran);
     if (notMoved.length > 0) {
       const late = new Set(notMoved.map((c) => c.facts.capabilityId));
       const lateRan = ran.filter((r) => late.has(r.claimed.intent.capabilityId));
@@ -74,6 +73,15 @@ export class RecordResultsService extends ResultRecorder {
     const also = alsoInTransaction ? await alsoInTransaction(tx) : undefined;
     await appendJournal(tx, drafts, this.config.topics.journal);
     return also;
+  }
+
+  /**
+   * The effects closed with their results and the journal drafts that say so; `notMoved`, those
+   * recovery had closed already. A seam: FailingResultRecorder fails journaling here, once the
+   * effects are closed.
+   */
+  protected closeWithResults(tx: Tx, ran: readonly RanIntent[]): Promise<{ drafts: JournalDraft[]; notMoved: EffectClosing[] }> {
+    return this.closings.closeWithResults(tx, ran.map(closingOf));
   }
 
   /**

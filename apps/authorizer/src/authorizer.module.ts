@@ -48,7 +48,7 @@ export class AuthorizerModule {
    */
   static readonly folderMap = {
     folders: {
-      'fault-points': 'named crash windows and sink failures for fault specs (injected; production gets a no-op)',
+      'fault-points': "named failures for fault specs (injected; production gets a no-op); TamperingIntentSink, the intent sink's faults, bound only in the test profile",
       config: "the authorizer's validated configuration",
     },
   };

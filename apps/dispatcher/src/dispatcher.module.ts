@@ -42,7 +42,7 @@ export class DispatcherModule {
   static readonly folderMap = {
     folders: {
       'report-operations': 'what an operator acts on, read at scrape time (open effects, unknown ones, audit-incomplete runs; ADR 0060)',
-      'fault-points': 'named crash windows for fault specs (injected; production gets a no-op)',
+      'fault-points': 'named crash windows for fault specs (injected; production gets a no-op); FailingResultRecorder, bound only in the test profile',
       config: "the dispatcher's validated configuration; the pools it serves (DISPATCHER_POOLS: topic, group, catalog per pool, ADR 0081)",
     },
   };

@@ -1,7 +1,14 @@
 import { Module } from '@nestjs/common';
+import { hasFaults } from '@arvis/config';
+import { CapabilityStore, ConfirmationStore } from '@arvis/lifecycle';
+import { StoreFingerprint } from '@arvis/persistence';
+import { ToolCatalog } from '@arvis/tool-catalog';
+import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../config/authorizer.config';
+import { TamperingIntentSink } from '../fault-points/tampering-intent-sink';
 import { PolicyModule } from '../policy/policy.module';
 import { AdmitDecisionService } from './admit-decision/admit-decision.service';
 import { CommitIntentService } from './commit-intent/commit-intent.service';
+import { IntentSink } from './commit-intent/intent-sink';
 import { CreatePoolTopicsService } from './create-pool-topics/create-pool-topics.service';
 import { DecisionPipeline } from './decision-pipeline/decision-pipeline.service';
 import { JournalOutcomesStep } from './journal-outcomes/journal-outcomes.step';
@@ -17,7 +24,21 @@ import { RecordInboxStep } from './record-inbox/record-inbox.step';
  */
 @Module({
   imports: [PolicyModule],
-  providers: [AdmitDecisionService, CommitIntentService, CreatePoolTopicsService, RecordInboxStep, ParkDecisionStep, JournalOutcomesStep, DecisionPipeline],
+  providers: [
+    AdmitDecisionService,
+    {
+      provide: IntentSink,
+      // The test profile's sink is decorated with the sink's fault points; production's is the plain one.
+      useFactory: (config: AuthorizerConfig, store: StoreFingerprint, catalog: ToolCatalog, confirmations: ConfirmationStore, capabilities: CapabilityStore) =>
+        new (hasFaults(config.faults) ? TamperingIntentSink : CommitIntentService)(config, store, catalog, confirmations, capabilities),
+      inject: [AUTHORIZER_CONFIG, StoreFingerprint, ToolCatalog, ConfirmationStore, CapabilityStore],
+    },
+    CreatePoolTopicsService,
+    RecordInboxStep,
+    ParkDecisionStep,
+    JournalOutcomesStep,
+    DecisionPipeline,
+  ],
   exports: [DecisionPipeline, RecordInboxStep],
 })
 export class PipelineModule {

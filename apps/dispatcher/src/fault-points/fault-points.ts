@@ -2,9 +2,10 @@ import type { Faults } from '@arvis/config';
 import { faultFor } from '@arvis/config';
 
 /**
- * Named crash windows and sink failures of the dispatcher, for fault specs. Injected: the
- * production profile gets NO_FAULTS (configuration refuses faults there), so no production code
- * path consults a fault list.
+ * Named crash windows of the dispatcher, for fault specs. Injected: the production profile gets
+ * NO_FAULTS (configuration refuses faults there), so no production code path consults a fault
+ * list. Journaling results that fails is not here: FailingResultRecorder
+ * (failing-result-recorder.ts) decorates the recorder, and only the test profile binds it.
  */
 export abstract class FaultPoints {
   /** After the intents arrived, before anything is consumed or committed. */
@@ -15,8 +16,6 @@ export abstract class FaultPoints {
   abstract beforeBodyStartMarker(decisionId: string): void;
   /** The body's start marker has committed, the body has not run a statement yet. */
   abstract afterBodyStartMarker(decisionId: string): void;
-  /** Journaling results fails, every attempt. */
-  abstract failRecording(decisionIds: readonly string[]): void;
 }
 
 class NoFaults extends FaultPoints {
@@ -24,7 +23,6 @@ class NoFaults extends FaultPoints {
   afterToolBody(): void {}
   beforeBodyStartMarker(): void {}
   afterBodyStartMarker(): void {}
-  failRecording(): void {}
 }
 
 export const NO_FAULTS: FaultPoints = new NoFaults();
@@ -55,9 +53,5 @@ export class ConfiguredFaults extends FaultPoints {
   private signalAt(at: 'before_marker' | 'after_marker', decisionId: string): void {
     const f = faultFor(this.faults.dispatcherSignalAtBodyStart?.filter((x) => x.at === at), decisionId);
     if (f) process.kill(process.pid, f.signal);
-  }
-
-  failRecording(decisionIds: readonly string[]): void {
-    if (decisionIds.some((d) => faultFor(this.faults.journalResultFails, d))) throw new Error('fault point: journaling the result fails');
   }
 }

@@ -1,6 +1,12 @@
 import { Module } from '@nestjs/common';
+import { hasFaults } from '@arvis/config';
+import { EffectStore } from '@arvis/lifecycle';
+import { Database } from '@arvis/persistence';
+import { DISPATCHER_CONFIG, type DispatcherConfig } from '../config/dispatcher.config';
+import { FailingResultRecorder } from '../fault-points/failing-result-recorder';
 import { CloseEffectsService } from './close-effects/close-effects.service';
 import { RecordResultsService } from './record-results/record-results.service';
+import { ResultRecorder } from './record-results/result-recorder';
 import { RequestRetriesService } from './request-retries/request-retries.service';
 
 /**
@@ -10,8 +16,18 @@ import { RequestRetriesService } from './request-retries/request-retries.service
  * effects end there too).
  */
 @Module({
-  providers: [RequestRetriesService, CloseEffectsService, RecordResultsService],
-  exports: [CloseEffectsService, RecordResultsService],
+  providers: [
+    RequestRetriesService,
+    CloseEffectsService,
+    {
+      provide: ResultRecorder,
+      // The test profile's recorder fails journaling where its fault points say; production's is the plain one.
+      useFactory: (config: DispatcherConfig, db: Database, effects: EffectStore, closings: CloseEffectsService) =>
+        new (hasFaults(config.faults) ? FailingResultRecorder : RecordResultsService)(config, db, effects, closings),
+      inject: [DISPATCHER_CONFIG, Database, EffectStore, CloseEffectsService],
+    },
+  ],
+  exports: [CloseEffectsService, ResultRecorder],
 })
 export class OutcomesModule {
   /** Its lines on the folder map of docs/architecture.md, which `npm run folder-map` writes. */

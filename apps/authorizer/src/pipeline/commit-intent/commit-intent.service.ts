@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { clipText, SPEC_VERSION, type IntentMessage, type ReasonCode, type UnsignedIntentMessage } from '@arvis/contracts';
+import { clipText, SPEC_VERSION, type IntentMessage, type UnsignedIntentMessage } from '@arvis/contracts';
 import { capabilityCommitmentOf, effectContextCommitment, intentCommitmentOf, type IntentCommitmentMaterial } from '@arvis/effect-context';
 import { canonicalJson, commitment, loadEd25519PrivateKey, signCanonical, type SigningKey } from '@arvis/crypto';
 import { CapabilityStore, ConfirmationNotReservable, ConfirmationStore, type MintedCapability } from '@arvis/lifecycle';
@@ -10,40 +10,16 @@ import { ToolCatalog } from '@arvis/tool-catalog';
 import type { TraceCarrier } from '@arvis/tracing';
 import type { Authorized } from '../../policy/authorize-decision/authorization.types';
 import type { TraceOf } from '../decision-pipeline/decision-traces';
-import { AuthorizerFaultPoints } from '../../fault-points/fault-points';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../../config/authorizer.config';
 import { validateReceipt } from './validate-receipt';
 import { intentRoutes, type IntentRoute } from './intent-routes';
+import { IntentSink, IntentSinkError, type AbortedIntent, type CommitResult } from './intent-sink';
 import { someIds } from '@arvis/runtime';
 
-/** A decision whose intent could not be recorded: its capability is revoked, nothing is published. */
-export interface AbortedIntent {
-  authorized: Authorized;
-  reasonCode: ReasonCode;
-  detail: string;
-  receiptReason?: string;
-}
+type Receipt = IntentMessage['receipt'];
 
-export interface CommitResult {
-  messages: IntentMessage[];
-  aborted: AbortedIntent[];
-  /**
-   * The recorded intents' rows (with their messages' outbox rows) and capabilities' rows, for the
-   * slice's one insert statement with its inbox and outbox rows (ADR 0083); empty when `isolate`
-   * is true (each went in under its savepoint).
-   */
-  inserts: InsertPart[];
-}
-
-/** Thrown from the bulk path so the caller retries the slice with one savepoint per intent. */
-export class IntentSinkError extends Error {
-  constructor(override readonly cause: unknown) {
-    super(`intent sink failed: ${(cause as Error)?.message ?? String(cause)}`);
-    this.name = 'IntentSinkError';
-  }
-}
-
-interface Prepared {
+/** An intent made and signed, not yet recorded. */
+export interface Prepared {
   a: Authorized;
   intent: Prisma.IntentCreateManyInput;
   capability: MintedCapability;
@@ -123,9 +99,13 @@ function intentsPart(prepared: readonly Prepared[]): InsertPart {
  * signed message in the caller's transaction. The message carries identifiers and hashes only;
  * the frozen payload stays in the intents table for the dispatcher. The receipt's durable
  * position is the outbox sequence, its store fingerprint the database's identity.
+ *
+ * Bound as the IntentSink. The test profile binds TamperingIntentSink (fault-points/) instead,
+ * which extends this class and overrides its seams: the positions handed in to `commit`,
+ * `receiptOf` and `record`. Nothing here consults a fault list.
  */
 @Injectable()
-export class CommitIntentService {
+export class CommitIntentService extends IntentSink {
   private readonly log = new Logger(CommitIntentService.name);
   private readonly signingKey: SigningKey;
   /** Tool name -> its route (ADR 0080), made once: routing an intent is one map lookup. */
@@ -137,8 +117,8 @@ export class CommitIntentService {
     catalog: ToolCatalog,
     private readonly confirmations: ConfirmationStore,
     private readonly capabilities: CapabilityStore,
-    private readonly faults: AuthorizerFaultPoints,
   ) {
+    super();
     this.signingKey = { keyId: config.signing.keyId, privateKey: loadEd25519PrivateKey(config.signing.privateKey) };
     this.routes = intentRoutes(catalog, config.topics);
   }
@@ -150,13 +130,7 @@ export class CommitIntentService {
     return route;
   }
 
-  /**
-   * `isolate` false: one multi-row insert per table (the hot path), the outbox rows handed back;
-   * any failure throws IntentSinkError and the caller retries the slice with `isolate` true,
-   * where each intent has its own savepoint and a failure aborts that decision only.
-   * `positions`: outbox sequence numbers the slice's read statement reserved, in order.
-   */
-  async commit(tx: Tx, authorized: Authorized[], at: { committedAt: Date; positions: readonly bigint[] }, isolate: boolean, traceOf?: TraceOf): Promise<CommitResult> {
+  override async commit(tx: Tx, authorized: Authorized[], at: { committedAt: Date; positions: readonly bigint[] }, isolate: boolean, traceOf?: TraceOf): Promise<CommitResult> {
     if (authorized.length === 0) return { messages: [], aborted: [], inserts: [] };
     const { committedAt } = at;
     if (at.positions.length < authorized.length) throw new Error(`${at.positions.length} outbox positions reserved for ${authorized.length} intents`);
@@ -164,7 +138,7 @@ export class CommitIntentService {
     const aborted: AbortedIntent[] = [];
     const accepted: Prepared[] = [];
     for (let i = 0; i < authorized.length; i++) {
-      const p = await this.prepare(tx, authorized[i], seqs[i], committedAt);
+      const p = this.prepare(authorized[i], seqs[i], committedAt);
       p.trace = traceOf?.(p.a.decision.decisionId);
       const reason = validateReceipt(p.message.receipt, {
         intentSha256: p.intent.intentCommitment,
@@ -255,22 +229,29 @@ export class CommitIntentService {
     } as UnsignedIntentMessage;
   }
 
-  private async prepare(tx: Tx, a: Authorized, seq: bigint, committedAt: Date): Promise<Prepared> {
+  /**
+   * The receipt of an intent: its durable position is the outbox sequence reserved for it, its
+   * store fingerprint the database's identity. A seam: TamperingIntentSink alters one field.
+   */
+  protected receiptOf(a: Authorized, intentSha256: string, position: bigint, committedAt: Date): Receipt {
+    return {
+      receiptId: randomUUID(),
+      runId: a.decision.runId,
+      causalId: a.decision.causalId,
+      intentSha256,
+      durablePosition: position.toString(),
+      storeFingerprint: this.store.value,
+      committedAt: committedAt.toISOString(),
+    };
+  }
+
+  private prepare(a: Authorized, position: bigint, committedAt: Date): Prepared {
     const d = a.decision;
     const route = this.routeOf(a);
     const material = this.materialOf(a, route);
     const { intentId, capabilityId, effectContextCommitment: ctxCommitment } = material;
     const intentCommitment = intentCommitmentOf(material);
-    const position = await this.faults.position(tx, d.decisionId, seq);
-    const receipt = this.faults.receipt(d.decisionId, {
-      receiptId: randomUUID(),
-      runId: d.runId,
-      causalId: d.causalId,
-      intentSha256: intentCommitment,
-      durablePosition: position.toString(),
-      storeFingerprint: this.store.value,
-      committedAt: committedAt.toISOString(),
-    });
+    const receipt = this.receiptOf(a, intentCommitment, position, committedAt);
     const unsigned = this.unsignedMessage(a, material, intentCommitment, receipt);
     return {
       a,
@@ -307,11 +288,10 @@ export class CommitIntentService {
   /**
    * The confirmations' reservation (done here), and the intents' rows with their messages'
    * outbox rows and the capabilities' rows, for the caller to insert in one statement with the
-   * rest of its rows (ADR 0083).
+   * rest of its rows (ADR 0083). A seam: TamperingIntentSink fails here, before the insert.
    */
-  private async record(tx: Tx, prepared: Prepared[]): Promise<InsertPart[]> {
+  protected async record(tx: Tx, prepared: Prepared[]): Promise<InsertPart[]> {
     if (prepared.length === 0) return [];
-    for (const p of prepared) await this.faults.beforeIntentInsert(tx, p.a.decision.decisionId);
     for (const p of prepared) p.intent.message = JSON.stringify(p.message);
     // approved -> reserved by this capability, only for exactly this action and while the grant
     // lasts (database time); anything else leaves the confirmation untouched.
@@ -326,8 +306,7 @@ export class CommitIntentService {
     return [intentsPart(prepared), this.capabilities.mintPart(prepared.map((p) => p.capability))];
   }
 
-  /** minted -> revoked for every aborted intent: the capability exists, and can never run. */
-  async revokeWithoutIntent(tx: Tx, aborted: AbortedIntent[]): Promise<void> {
+  override async revokeWithoutIntent(tx: Tx, aborted: AbortedIntent[]): Promise<void> {
     if (aborted.length === 0) return;
     const rows = aborted.map((x) => ({
       capabilityId: randomUUID(),

@@ -5,7 +5,7 @@ import { Tracing } from '@arvis/tracing';
 import { AdmitDecisionService } from '../admit-decision/admit-decision.service';
 import { AuthorizeDecisionService, type AuthorizeItem } from '../../policy/authorize-decision/authorize-decision.service';
 import type { Authorization, Authorized, Parked, Refused } from '../../policy/authorize-decision/authorization.types';
-import { CommitIntentService, IntentSinkError, type AbortedIntent } from '../commit-intent/commit-intent.service';
+import { IntentSink, IntentSinkError, type AbortedIntent } from '../commit-intent/intent-sink';
 import { JournalOutcomesStep } from '../journal-outcomes/journal-outcomes.step';
 import { ParkDecisionStep } from '../park-decision/park-decision.step';
 import { RecordInboxStep, type Fresh } from '../record-inbox/record-inbox.step';
@@ -31,7 +31,7 @@ export class DecisionPipeline {
     private readonly authorizer: AuthorizeDecisionService,
     private readonly inbox: RecordInboxStep,
     private readonly admission: AdmitDecisionService,
-    private readonly intents: CommitIntentService,
+    private readonly intents: IntentSink,
     private readonly parking: ParkDecisionStep,
     private readonly journal: JournalOutcomesStep,
     private readonly tracing: Tracing,

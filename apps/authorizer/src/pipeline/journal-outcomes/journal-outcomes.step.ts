@@ -4,7 +4,7 @@ import { appendJournal, confirmationPendingEntry, decisionRefusalEntry, type Jou
 import { outboxPart, type OutboxRow } from '@arvis/outbox';
 import { insertParts, type InsertPart, type Tx } from '@arvis/persistence';
 import type { Parked, Refused } from '../../policy/authorize-decision/authorization.types';
-import { IntentSinkError, type AbortedIntent } from '../commit-intent/commit-intent.service';
+import { IntentSinkError, type AbortedIntent } from '../commit-intent/intent-sink';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../../config/authorizer.config';
 import type { TraceOf } from '../decision-pipeline/decision-traces';
 

@@ -6,7 +6,7 @@ import { Tracing, traceIdOf } from '@arvis/tracing';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../../config/dispatcher.config';
 import type { Classified } from '../../outcomes/classify-result/classify-result';
 import type { ClaimedIntent } from '../../intake/dispatch-intents/claimed-intent';
-import { RecordResultsService } from '../../outcomes/record-results/record-results.service';
+import { ResultRecorder } from '../../outcomes/record-results/result-recorder';
 import { issueConsumptionProof } from '../run-tool/consumption-proof';
 import { RunToolService } from '../run-tool/run-tool.service';
 import { startDeadlineMs } from './start-deadline';
@@ -30,7 +30,7 @@ export class RunClaimedService {
     private readonly effects: EffectStore,
     private readonly catalog: ToolCatalog,
     private readonly tools: RunToolService,
-    private readonly recorder: RecordResultsService,
+    private readonly recorder: ResultRecorder,
     private readonly tracing: Tracing,
   ) {}
 

@@ -1,18 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { appendJournal, lateToolResultEntry } from '@arvis/journal';
+import { appendJournal, lateToolResultEntry, type JournalDraft } from '@arvis/journal';
 import { EffectStore } from '@arvis/lifecycle';
 import { Database, type Tx } from '@arvis/persistence';
 import { retryWhileTransient, someIds } from '@arvis/runtime';
-import type { Classified } from '../classify-result/classify-result';
 import { CloseEffectsService, type EffectClosing } from '../close-effects/close-effects.service';
 import { DISPATCHER_CONFIG, type DispatcherConfig } from '../../config/dispatcher.config';
-import { factsOf, type ClaimedIntent } from '../../intake/dispatch-intents/claimed-intent';
-import { FaultPoints } from '../../fault-points/fault-points';
-
-export interface RanIntent {
-  claimed: ClaimedIntent;
-  result: Classified;
-}
+import { factsOf } from '../../intake/dispatch-intents/claimed-intent';
+import { ResultRecorder, type RanIntent } from './result-recorder';
 
 const closingOf = (r: RanIntent): EffectClosing => ({
   facts: factsOf(r.claimed),
@@ -25,10 +19,13 @@ const closingOf = (r: RanIntent): EffectClosing => ({
  * The effects already happened, so their results are never dropped: recording waits out a
  * database outage with backoff (up to the configured bound, minutes), and a result that fails
  * for any other reason is isolated by halving its group, so one entry that cannot be journaled
- * does not spoil the others. Only that one is then marked audit-incomplete.
+ * does not spoil the others. Only that one is then marked audit-incomplete. Bound as the
+ * ResultRecorder; the test profile binds FailingResultRecorder (fault-points/) instead, which
+ * extends this class and overrides its one seam, `closeWithResults`. Nothing here consults a
+ * fault list.
  */
 @Injectable()
-export class RecordResultsService {
+export class RecordResultsService extends ResultRecorder {
   private readonly log = new Logger(RecordResultsService.name);
 
   constructor(
@@ -36,15 +33,11 @@ export class RecordResultsService {
     private readonly db: Database,
     private readonly effects: EffectStore,
     private readonly closings: CloseEffectsService,
-    private readonly faults: FaultPoints,
-  ) {}
+  ) {
+    super();
+  }
 
-  /**
-   * `alsoInTransaction`: a statement to commit with the results (the next group's start), run
-   * before the journal's head is locked. Its answer is returned when it committed; undefined when
-   * it did not run (nothing to record, or the group had to be split), and the caller runs it alone.
-   */
-  async record<T>(ran: readonly RanIntent[], alsoInTransaction?: (tx: Tx) => Promise<T>): Promise<T | undefined> {
+  override async record<T>(ran: readonly RanIntent[], alsoInTransaction?: (tx: Tx) => Promise<T>): Promise<T | undefined> {
     if (ran.length === 0) return undefined;
     return this.recordOrSplit(ran, Date.now() + this.config.recording.maxWaitMs, alsoInTransaction);
   }
@@ -70,8 +63,7 @@ export class RecordResultsService {
   }
 
   private async recordOnce<T>(tx: Tx, ran: readonly RanIntent[], alsoInTransaction?: (tx: Tx) => Promise<T>): Promise<T | undefined> {
-    const { drafts, notMoved } = await this.closings.closeWithResults(tx, ran.map(closingOf));
-    this.faults.failRecording(ran.map((r) => r.claimed.intent.decisionId));
+    const { drafts, notMoved } = await this.closeWithResults(tx, ran);
     if (notMoved.length > 0) {
       const late = new Set(notMoved.map((c) => c.facts.capabilityId));
       const lateRan = ran.filter((r) => late.has(r.claimed.intent.capabilityId));
@@ -84,12 +76,21 @@ export class RecordResultsService {
   }
 
   /**
+   * The effects closed with their results and the journal drafts that say so; `notMoved`, those
+   * recovery had closed already. A seam: FailingResultRecorder fails journaling here, once the
+   * effects are closed.
+   */
+  protected closeWithResults(tx: Tx, ran: readonly RanIntent[]): Promise<{ drafts: JournalDraft[]; notMoved: EffectClosing[] }> {
+    return this.closings.closeWithResults(tx, ran.map(closingOf));
+  }
+
+  /**
    * Results of bodies that settled after their effect was closed unknown (they timed out, or
    * recovery called them lost): the final entry stands; the row keeps what the body did, and a
    * non-final late_tool_result says it, so an operator is not told "it may not have happened"
    * about a body that acted (ADR 0056). Bodies recovery fenced or reconciled record nothing.
    */
-  async recordLate(ran: readonly RanIntent[]): Promise<void> {
+  override async recordLate(ran: readonly RanIntent[]): Promise<void> {
     if (ran.length === 0) return;
     await this.whileTransient(Date.now() + this.config.recording.maxWaitMs, () => this.db.tx((tx) => this.recordLateIn(tx, ran)));
   }

@@ -232,6 +232,9 @@ export function journalFigures(n: number, batch: number, results: AppenderResult
   };
 }
 
+/** Each process count with one shard, and (for more than one process) with as many shards as processes. */
+const withShards = (counts: number[]): [number, number][] => counts.flatMap((n): [number, number][] => (n > 1 ? [[n, 1], [n, n]] : [[n, 1]]));
+
 /** Every relay measurement, then every journal one; a failed measurement is noted and the phase goes on. */
 export async function measureScale(ctx: ScaleContext, v: Variant, env: Record<string, string>, counts: number[]): Promise<ScaleResults> {
   mkdirSync(ctx.logDir, { recursive: true });
@@ -239,7 +242,7 @@ export async function measureScale(ctx: ScaleContext, v: Variant, env: Record<st
   const attempt = async <T>(what: string, f: () => Promise<T>): Promise<T | undefined> =>
     f().catch((e: Error) => void out.errors.push(`${what}: ${e.message.split('\n')[0]}`));
   // N relays with one shard (one lock), and (for N > 1) with N shards (ADR 0089).
-  for (const [n, shards] of counts.flatMap((n) => (n > 1 ? [[n, 1], [n, n]] : [[n, 1]]))) {
+  for (const [n, shards] of withShards(counts)) {
     ctx.say(`scale: outbox relay, ${n} relay process(es) with ${shards} shard(s) draining ${RELAY_ROWS} rows (${v.label})`);
     const r = await attempt(`relay x${n}${shards > 1 ? ` on ${shards} shards` : ''}`, () => measureRelays(ctx, v, env, n, shards));
     if (r) out.relay.push(r);
@@ -247,7 +250,7 @@ export async function measureScale(ctx: ScaleContext, v: Variant, env: Record<st
   }
   for (const batch of JOURNAL_BATCHES) {
     // N appenders on one chain, and (for N > 1) on N chains (ADR 0062).
-    for (const [n, shards] of counts.flatMap((n) => (n > 1 ? [[n, 1], [n, n]] : [[n, 1]]))) {
+    for (const [n, shards] of withShards(counts)) {
       ctx.say(`scale: journal append, ${n} appender process(es) on ${shards} chain(s), ${batch} entr${batch === 1 ? 'y' : 'ies'} per transaction, ${JOURNAL_SECONDS} s (${v.label})`);
       const j = await attempt(`journal x${n}${shards > 1 ? ` on ${shards} chains` : ''} batch ${batch}`, () => measureJournal(ctx, v, env, n, batch, shards));
       if (j) out.journal.push(j);

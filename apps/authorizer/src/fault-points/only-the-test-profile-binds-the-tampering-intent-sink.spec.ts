@@ -1,8 +1,6 @@
 import 'reflect-metadata';
-import { generateKeyPairSync } from 'node:crypto';
 import type { FactoryProvider, Provider } from '@nestjs/common';
 import { MODULE_METADATA } from '@nestjs/common/constants';
-import { z } from 'zod';
 import type { CapabilityStore, ConfirmationStore } from '@arvis/lifecycle';
 import type { StoreFingerprint } from '@arvis/persistence';
 import { assembleTools, defineTool } from '@arvis/tool-catalog';
@@ -10,41 +8,23 @@ import { loadAuthorizerConfig } from '../config/authorizer.config';
 import { CommitIntentService } from '../pipeline/commit-intent/commit-intent.service';
 import { IntentSink } from '../pipeline/commit-intent/intent-sink';
 import { PipelineModule } from '../pipeline/pipeline.module';
+import { ed25519Pem, specTool } from '../../../../test/support/spec-tool';
 import { TamperingIntentSink } from './tampering-intent-sink';
 
 // ADR 0005: the sink's fault points live in a decorator PipelineModule binds only when fault
 // points are configured, which the production profile refuses; production's sink is the plain one.
-const key = (k: 'public' | 'private') => {
-  const pair = generateKeyPairSync('ed25519');
-  return k === 'public' ? pair.publicKey.export({ type: 'spki', format: 'pem' }).toString() : pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-};
 const env = {
   DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/arvis_spec',
-  INTENT_SIGNING_KEY: key('private'),
+  INTENT_SIGNING_KEY: ed25519Pem('private'),
   TRUST_PROXY: 'false',
-  TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'i', alg: 'EdDSA', publicKey: key('public'), tenants: ['*'] }]),
+  TRUSTED_ISSUERS: JSON.stringify([{ issuer: 'i', alg: 'EdDSA', publicKey: ed25519Pem('public'), tenants: ['*'] }]),
 };
 const { catalog } = assembleTools([
   {
     name: 'a',
     version: '1.0.0',
     tools: [
-      defineTool({
-        name: 'a.run',
-        description: 'a.run',
-        input: z.strictObject({}),
-        output: z.strictObject({}),
-        idempotent: true,
-        retryable: false,
-        sideEffectful: false,
-        timeoutMs: 1000,
-        maxRisk: 1,
-        requiresConfirmation: false,
-        auditRequired: false,
-        reversible: true,
-        manifest: { provider: null, dataEgress: false, dataClass: 'test', requiredConsent: null },
-        execute: async () => ({}),
-      }),
+      defineTool(specTool('a.run')),
     ],
   },
 ]);

@@ -415,8 +415,9 @@ export class OutboxRelay {
         this.stats.skippedWhileAnotherRelayActive++;
         return SKIPPED;
       }
-      const outcome = await this.publishLocked(client, shard, seqs);
-      await client.query('COMMIT');
+      const { sent, ...outcome } = await this.publishLocked(client, shard, seqs);
+      if (sent.length === 0) await client.query('COMMIT');
+      else await this.deleteAndCommit(client, sent);
       this.stats.published += outcome.published;
       this.stats.quarantined += outcome.quarantined;
       if (outcome.published > 0) this.stats.batches++;
@@ -430,7 +431,7 @@ export class OutboxRelay {
     }
   }
 
-  private async publishLocked(client: PoolClient, shard: number, seqs: string[] | undefined): Promise<BatchOutcome> {
+  private async publishLocked(client: PoolClient, shard: number, seqs: string[] | undefined): Promise<BatchOutcome & { sent: string[] }> {
     const limits = { maxBatchBytes: this.settings.maxBatchBytes, maxMessageBytes: this.settings.maxMessageBytes };
     const params = [this.settings.batchSize, limits.maxMessageBytes, limits.maxBatchBytes];
     const candidates = await client.query<CandidateRecord>(seqs === undefined ? preparedQuery(CANDIDATES, params) : preparedQuery(SHARD_CANDIDATES, [...params, seqs]));
@@ -440,25 +441,35 @@ export class OutboxRelay {
       quarantined += await this.quarantine(client, row.seq, `too_large: ${row.bytes} bytes > RELAY_MAX_MESSAGE_BYTES ${this.settings.maxMessageBytes}`);
     }
     const more = candidates.rows.length === this.settings.batchSize || plan.cut || quarantined > 0;
-    if (plan.send.length === 0) return { published: 0, quarantined, more };
+    if (plan.send.length === 0) return { published: 0, quarantined, more, sent: [] };
     const rows = plan.send.map(loadedRecord);
     try {
       await this.send(rows);
     } catch (e) {
       const refusal = sendRefusalOf(e);
       if (!refusal) throw e;
-      return { published: 0, quarantined: quarantined + (await this.refusedForGood(client, shard, rows, refusal, e as Error)), more: true };
+      return { published: 0, quarantined: quarantined + (await this.refusedForGood(client, shard, rows, refusal, e as Error)), more: true, sent: [] };
     }
     this.hooks.afterPublish();
-    // Nothing needs a published row (ADR 0048): deleting it at once writes no new row version and
-    // no index entry, where marking it wrote both and a pruner later deleted it anyway.
-    const deleted = await client.query(
-      preparedQuery(`DELETE FROM outbox WHERE seq = ANY($1::bigint[]) AND published_at IS NULL AND quarantined_at IS NULL`, [rows.map((r) => r.seq)]),
-    );
-    if (deleted.rowCount !== rows.length) {
-      throw new Error(`deleted ${deleted.rowCount} of ${rows.length} published outbox rows; another writer interfered`);
+    return { published: rows.length, quarantined, more, sent: rows.map((r) => r.seq) };
+  }
+
+  /**
+   * Deletes the rows the broker acknowledged and commits, in one round trip: nothing needs a
+   * published row (ADR 0048), and a relay runs this at every batch, so the DELETE and the COMMIT
+   * go as one simple query (the seqs are the table's own bigints, written into the text). A
+   * DELETE that fails skips the COMMIT (the caller rolls back). Fewer rows than sent means
+   * another writer removed some under our lock: they are gone either way, so the rest stay
+   * deleted and the batch is reported as failed.
+   */
+  private async deleteAndCommit(client: PoolClient, seqs: string[]): Promise<void> {
+    for (const seq of seqs) if (!/^[0-9]+$/.test(seq)) throw new Error(`outbox seq ${JSON.stringify(seq)} is not a bigint`);
+    const [deleted] = (await client.query(
+      `DELETE FROM outbox WHERE seq = ANY('{${seqs.join(',')}}'::bigint[]) AND published_at IS NULL AND quarantined_at IS NULL; COMMIT`,
+    )) as unknown as [QueryResult, QueryResult];
+    if (deleted.rowCount !== seqs.length) {
+      throw new Error(`deleted ${deleted.rowCount} of ${seqs.length} published outbox rows; another writer interfered`);
     }
-    return { published: rows.length, quarantined, more };
   }
 
   /**

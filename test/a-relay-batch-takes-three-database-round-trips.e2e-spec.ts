@@ -1,0 +1,66 @@
+import { Client } from 'pg';
+import { topicsFor, type RelaySettings } from '@arvis/config';
+import { createKafka, KafkaPublisher } from '@arvis/kafka';
+import { OutboxRelay } from '@arvis/outbox';
+import { Stack } from './support/stack';
+import { readWholeTopic } from './support/topic-reader';
+
+// A relay publishes at every commit that writes the outbox (two per decision), so its round trips
+// to PostgreSQL are a fixed cost of every decision at low load. A batch is three: BEGIN with the
+// lock's try, the batch's read, and the DELETE of what the broker acknowledged with the COMMIT
+// (the send goes to the broker in between). The DELETE and the COMMIT were two.
+const settings: RelaySettings = {
+  enabled: true,
+  batchSize: 100,
+  pollMs: 200,
+  idlePollMaxMs: 200,
+  leaseMs: 30_000,
+  retentionMs: 3_600_000,
+  pruneBatch: 100,
+  pruneIntervalMs: 3_600_000,
+  maxBatchBytes: 512 * 1024,
+  maxMessageBytes: 768 * 1024,
+  shards: 1,
+};
+
+describe('a relay batch', () => {
+  let stack: Stack;
+  let db: Client;
+  beforeAll(async () => {
+    stack = await Stack.create('relayrt');
+    db = new Client({ connectionString: stack.env.databaseUrl });
+    await db.connect();
+  });
+  afterAll(async () => {
+    jest.restoreAllMocks();
+    await db?.end();
+  });
+
+  it('takes three database round trips, deletes what it sent and commits it', async () => {
+    const topic = topicsFor(stack.env.topicPrefix).intents;
+    await db.query(`INSERT INTO outbox (topic, message_key, payload) SELECT $1, 'rt-run', 'rt-' || i FROM generate_series(1, 5) AS i`, [topic]);
+    const publisher = new KafkaPublisher(createKafka({ brokers: stack.env.brokers, clientId: 'relay-round-trips' }));
+    await publisher.connect();
+    // Not started: no LISTEN, no poll, so the only statements are the batch's own.
+    const relay = new OutboxRelay(stack.env.databaseUrl, publisher, settings);
+    const sent: string[] = [];
+    const query = jest.spyOn(Client.prototype, 'query');
+    try {
+      const before = query.mock.calls.length;
+      expect(await relay.publishOneBatch()).toBe(5);
+      for (const [arg] of query.mock.calls.slice(before)) sent.push(typeof arg === 'string' ? arg : (arg as { text: string }).text);
+    } finally {
+      query.mockRestore();
+      await relay.stop();
+      await publisher.disconnect();
+    }
+    expect(sent).toHaveLength(3);
+    expect(sent[0]).toMatch(/^BEGIN; SELECT pg_try_advisory_xact_lock/);
+    expect(sent[2]).toMatch(/^DELETE FROM outbox .*; COMMIT$/s);
+    // Committed: another session sees the rows gone, and every one reached the topic once, in order.
+    const { rows } = await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM outbox WHERE message_key = 'rt-run'`);
+    expect(rows[0].n).toBe('0');
+    const published = (await readWholeTopic(stack.env.brokers, topic)).filter((m) => m.key === 'rt-run').map((m) => m.value);
+    expect(published).toEqual(['rt-1', 'rt-2', 'rt-3', 'rt-4', 'rt-5']);
+  });
+});

@@ -5,7 +5,7 @@ import { capabilityCommitmentOf, effectContextCommitment, intentCommitmentOf, ty
 import { canonicalJson, commitment, loadEd25519PrivateKey, signCanonical, type SigningKey } from '@arvis/crypto';
 import { CapabilityStore, ConfirmationNotReservable, ConfirmationStore, type MintedCapability } from '@arvis/lifecycle';
 import { outboxInsertFrom } from '@arvis/outbox';
-import { insertParts, Prisma, StoreFingerprint, unnestOf, type ColumnMap, type InsertPart, type Tx } from '@arvis/persistence';
+import { insertParts, NeedsTransaction, Prisma, StoreFingerprint, unnestOf, type ColumnMap, type InsertPart, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import type { TraceCarrier } from '@arvis/tracing';
 import type { Authorized } from '../../policy/authorize-decision/authorization.types';
@@ -156,6 +156,8 @@ export class CommitIntentService extends IntentSink {
         inserts.push(...(await this.record(tx, accepted)));
         recorded.push(...accepted);
       } catch (e) {
+        // A confirmation to reserve is a statement before the slice's last (ADR 0049): not the sink's failure.
+        if (e instanceof NeedsTransaction) throw e;
         throw new IntentSinkError(e);
       }
     } else {

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Database, type Tx } from '@arvis/persistence';
+import type { OutboxRow } from '@arvis/outbox';
+import { Database, NeedsTransaction, OneStatementWriter, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import { Tracing } from '@arvis/tracing';
 import { AdmitDecisionService } from '../admit-decision/admit-decision.service';
@@ -15,11 +16,13 @@ import { readSlice, type SliceReads } from './read-slice';
 
 /**
  * The one path every decision takes, whoever hands it in (the decisions consumer, the resume
- * worker, the retry worker), in named steps, all in one transaction (ADR 0049):
+ * worker, the retry worker), in named steps (ADR 0049):
  *   the source's claim → the slice's one read statement → record-inbox (sort) →
  *   authorize-decision (policy) → admit-decision → commit-intent → park-decision →
  *   record-inbox (write) → journal-outcomes (with the slice's one outbox statement) → the
  *   source's acknowledgement.
+ * A worker's slice runs in one transaction. The consumer's reads on its own and writes in one
+ * transaction, or, when its writes are one statement, by that statement alone.
  * Offsets (for the consumer) are committed only after this resolves (ADR 0001).
  */
 @Injectable()
@@ -51,35 +54,67 @@ export class DecisionPipeline {
   }
 
   private async runTraced(input: PipelineInput, traces: DecisionTraces): Promise<BatchOutcome> {
-    const attempt = (savepointPerIntent: boolean) =>
-      this.db
-        .tx(async (tx) => {
-          const mine = input.claim ? await input.claim(tx) : () => true;
-          const own = { ...input, candidates: input.candidates.filter(mine) };
-          const result = await this.inTransaction(tx, own, savepointPerIntent, traces);
-          await input.acknowledge?.(tx, own.candidates);
-          return result;
-        })
-        .catch((e: unknown) => {
-          traces.endCommits(e);
-          throw e;
-        });
     try {
-      return await attempt(false);
+      return input.claim || input.acknowledge ? await this.inTransaction(input, false, traces) : await this.onItsOwn(input, traces);
     } catch (e) {
       if (!(e instanceof IntentSinkError)) throw e;
       // Some intent could not be recorded: redo the slice with one savepoint per intent, so only
       // the decisions concerned are aborted (ADR 0005).
       this.log.warn({ msg: 'an intent could not be recorded; retrying the slice intent by intent', error: e.message });
-      return attempt(true);
+      return this.inTransaction(input, true, traces);
     }
   }
 
-  /** Policy's, the inbox's and admission's reads in one statement, first in the transaction (ADR 0049). */
-  private read(tx: Tx, candidates: Candidate[]): Promise<SliceReads> {
+  /**
+   * A slice with no claim of a worker's rows (the consumer's): its read runs on its own, and a
+   * slice whose writes are the one insert statement (every decision allowed, nothing to journal,
+   * park, revoke or reserve) commits by that statement alone, without BEGIN and COMMIT: two round
+   * trips of a lone decision's four (ADR 0049). Under READ COMMITTED each statement sees what was
+   * committed before it began, in a transaction or not, and the read takes no lock, so judging
+   * from an autocommitted read is judging from the same data.
+   */
+  private async onItsOwn(input: PipelineInput, traces: DecisionTraces): Promise<BatchOutcome> {
+    const judged = await this.judge(this.db.sql, input.candidates);
+    if (writesOneStatement(judged)) {
+      try {
+        return await this.attempt(traces, () => this.write(new OneStatementWriter(this.db.sql), input, judged, false, traces));
+      } catch (e) {
+        // The sink aborted an intent (a statement to revoke it): nothing ran; in a transaction, then.
+        if (!(e instanceof NeedsTransaction)) throw e;
+      }
+    }
+    return this.attempt(traces, () => this.db.tx((tx) => this.write(tx, input, judged, false, traces)));
+  }
+
+  /** The whole slice in one transaction: a worker's claim first and its acknowledgement last. */
+  private inTransaction(input: PipelineInput, savepointPerIntent: boolean, traces: DecisionTraces): Promise<BatchOutcome> {
+    return this.attempt(traces, () =>
+      this.db.tx(async (tx) => {
+        const mine = input.claim ? await input.claim(tx) : () => true;
+        const own = { ...input, candidates: input.candidates.filter(mine) };
+        const result = await this.write(tx, own, await this.judge(tx, own.candidates), savepointPerIntent, traces);
+        await input.acknowledge?.(tx, own.candidates);
+        return result;
+      }),
+    );
+  }
+
+  /** One attempt at writing the slice: its commit spans end with it (as failed if it failed, ADR 0028). */
+  private attempt(traces: DecisionTraces, write: () => Promise<BatchOutcome>): Promise<BatchOutcome> {
+    return write().then(
+      (outcome) => outcome,
+      (e: unknown) => {
+        traces.endCommits(e instanceof NeedsTransaction ? undefined : e);
+        throw e;
+      },
+    );
+  }
+
+  /** Policy's, the inbox's and admission's reads in one statement, first in the slice (ADR 0049). */
+  private read(sql: Tx, candidates: Candidate[]): Promise<SliceReads> {
     const needs = this.authorizer.needsOf(candidates.map(itemOf));
     const sessions = new Set(candidates.flatMap((c) => (c.identity?.ok ? c.identity.identity.sessionId : c.stored?.sessionId) ?? []));
-    return readSlice(tx, {
+    return readSlice(sql, {
       ...needs,
       claiming: candidates.filter((c) => c.origin.kind !== 'resumed').map((c) => ({ tenant: tenantOf(c), decisionId: c.decision.decisionId })),
       sessionIds: [...sessions],
@@ -89,19 +124,26 @@ export class DecisionPipeline {
     });
   }
 
-  private async inTransaction(tx: Tx, input: PipelineInput, savepointPerIntent: boolean, traces: DecisionTraces): Promise<BatchOutcome> {
+  /** The slice's read, then the inbox's sort, policy and admission: what the slice will write. */
+  private async judge(sql: Tx, candidates: Candidate[]): Promise<Judged> {
     // The record's time is the database's: journal entries' recordedAt, the receipt's committedAt.
-    const reads = await this.read(tx, input.candidates);
-    const { fresh: sorted, redelivered, conflicts } = this.inbox.sort(input.candidates, reads.inbox);
+    const reads = await this.read(sql, candidates);
+    const { fresh: sorted, redelivered, conflicts } = this.inbox.sort(candidates, reads.inbox);
     const outcomes = await this.authorizer.authorizeAll(sorted.map(itemOf), reads);
     const fresh: Fresh[] = sorted.map((candidate, i) => ({ candidate, outcome: outcomes[i] }));
     const of = <T extends Authorization>(keep: (o: Authorization) => o is T) => outcomes.filter(keep);
-    const authorized = of((o): o is Authorized => o.ok);
     const refused = of((o): o is Refused => !o.ok && !o.parked);
     const parked = of((o): o is Parked => !o.ok && o.parked === true);
-
-    const { admitted, refused: notAdmitted } = await this.admission.admit(authorized, reads);
+    const { admitted, refused: notAdmitted } = await this.admission.admit(
+      of((o): o is Authorized => o.ok),
+      reads,
+    );
     const notAdmittedAborts: AbortedIntent[] = notAdmitted.map((x) => ({ authorized: x.authorized, reasonCode: x.reasonCode, detail: x.detail }));
+    return { reads, fresh, redelivered, conflicts, refused, parked, admitted, notAdmittedAborts };
+  }
+
+  private async write(tx: Tx, input: PipelineInput, judged: Judged, savepointPerIntent: boolean, traces: DecisionTraces): Promise<BatchOutcome> {
+    const { reads, fresh, redelivered, conflicts, refused, parked, admitted, notAdmittedAborts } = judged;
     await this.intents.revokeWithoutIntent(tx, notAdmittedAborts);
     traces.startCommits(admitted.map((a) => a.decision.decisionId));
     const sink = await this.intents.commit(tx, admitted, { committedAt: reads.now, positions: reads.positions }, savepointPerIntent, traces.traceOf);
@@ -125,6 +167,30 @@ export class DecisionPipeline {
     };
   }
 }
+
+/** What policy and admission made of a slice, before anything is written. */
+interface Judged {
+  reads: SliceReads;
+  fresh: Fresh[];
+  redelivered: number;
+  conflicts: OutboxRow[];
+  refused: Refused[];
+  parked: Parked[];
+  admitted: Authorized[];
+  notAdmittedAborts: AbortedIntent[];
+}
+
+/**
+ * Whether the slice's writes can be its one insert statement: nothing to journal (a refusal, an
+ * abort, a parked decision), no capability to revoke, no confirmation to reserve, no parked
+ * decision to move on. The sink can still abort an intent; the OneStatementWriter catches that.
+ */
+const writesOneStatement = (j: Judged): boolean =>
+  j.refused.length === 0 &&
+  j.parked.length === 0 &&
+  j.notAdmittedAborts.length === 0 &&
+  j.admitted.every((a) => !a.confirmationId) &&
+  j.fresh.every((f) => f.candidate.origin.kind !== 'resumed');
 
 /** A candidate as policy takes it. */
 const itemOf = (c: Candidate): AuthorizeItem => ({ decision: c.decision, identity: c.identity, stored: c.stored, resumed: c.origin.kind === 'resumed' });

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { clipText } from '@arvis/contracts';
 import { appendJournal, confirmationPendingEntry, decisionRefusalEntry, type JournalDraft } from '@arvis/journal';
 import { outboxPart, type OutboxRow } from '@arvis/outbox';
-import { insertParts, type InsertPart, type Tx } from '@arvis/persistence';
+import { insertParts, lastStatementOn, NeedsTransaction, type InsertPart, type Tx } from '@arvis/persistence';
 import type { Parked, Refused } from '../../policy/authorize-decision/authorization.types';
 import { IntentSinkError, type AbortedIntent } from '../commit-intent/intent-sink';
 import { AUTHORIZER_CONFIG, type AuthorizerConfig } from '../../config/authorizer.config';
@@ -39,26 +39,25 @@ export class JournalOutcomesStep {
       return trace ? { ...draft, trace } : draft;
     };
     const intents = outcomes.intents ?? 0;
+    const drafts = [
+      ...outcomes.refused.map((o) => traced(this.refusalEntry(o))),
+      ...outcomes.aborted.map((x) => traced(this.abortEntry(x))),
+      ...outcomes.parked.map((p) => traced(this.pendingEntry(p))),
+    ];
     try {
       // Every row but the journal's first, outside the head lock: the heads are taken by the
       // slice's last statements, as by every other writer, so whoever holds one waits for no
-      // other lock, and holds it only for the journal's insert and the commit (ADR 0084).
-      await insertParts(tx, [...(outcomes.inserts ?? []), outboxPart(outcomes.deadLetters)]);
+      // other lock, and holds it only for the journal's insert and the commit (ADR 0084). With
+      // nothing to journal this insert is the slice's last statement (ADR 0049).
+      await insertParts(drafts.length === 0 ? lastStatementOn(tx) : tx, [...(outcomes.inserts ?? []), outboxPart(outcomes.deadLetters)]);
     } catch (e) {
+      if (e instanceof NeedsTransaction) throw e;
       // The intents' rows are the sink's (ADR 0005): the slice is redone intent by intent (where
       // an inbox row that conflicts fails the slice as a whole, as it did on its own statement).
       throw intents > 0 ? new IntentSinkError(e) : e;
     }
     // The entries, the heads' moves and the entries' topic copies, last (appendJournal).
-    await appendJournal(
-      tx,
-      [
-        ...outcomes.refused.map((o) => traced(this.refusalEntry(o))),
-        ...outcomes.aborted.map((x) => traced(this.abortEntry(x))),
-        ...outcomes.parked.map((p) => traced(this.pendingEntry(p))),
-      ],
-      this.config.topics.journal,
-    );
+    await appendJournal(tx, drafts, this.config.topics.journal);
     // Each dead letter is logged where it is made (deadLetterRow), with its ids and reason code.
   }
 

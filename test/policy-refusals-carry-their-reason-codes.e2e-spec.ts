@@ -2,7 +2,8 @@ import { Client } from 'pg';
 import { generateEd25519KeyPair } from '@arvis/crypto';
 import { mintIdentityToken, type DecisionInput } from '@arvis/decision-client';
 import { Harness } from './support/harness';
-import { Stack } from './support/stack';
+import type { RunningApp } from './support/services';
+import { metric, Stack } from './support/stack';
 
 // Every policy refusal through the running authorizer (production profile): one final
 // authorization_refusal with its reason code, and no intent, capability use or effect.
@@ -69,6 +70,7 @@ const scenarios: [scenario: string, reason: string, build: Build][] = [
 describe('policy refusals carry their reason codes', () => {
   let stack: Stack;
   let h: Harness;
+  let authorizer: RunningApp;
   const ids = scenarios.map((_, i) => `p:${i}`);
   const allowedId = 'p:mail-ok';
   let rows: Map<string, { kind: string; reason_code: string | null; effect_boundary: string }>;
@@ -83,7 +85,7 @@ describe('policy refusals carry their reason codes', () => {
       ('acme', 'alice', 'email'), ('noegress', 'alice', 'email'), ('walled', 'alice', 'email')`);
     await db.query(`INSERT INTO egress_policies (tenant, provider) VALUES ('acme', 'smtp-relay'), ('walled', 'fax-gateway')`);
     await db.end();
-    await stack.start('authorizer', 'authorizer');
+    authorizer = await stack.start('authorizer', 'authorizer');
     await stack.start('dispatcher', 'dispatcher');
     h = await new Harness(stack.env).start();
 
@@ -121,5 +123,29 @@ describe('policy refusals carry their reason codes', () => {
       [ids],
     );
     expect(counts).toEqual({ intents: '0', mail: '1' });
+  });
+
+  // ADR 0049 (2026-12-04): a slice whose decisions are all allowed is written by its one insert
+  // statement, which commits by itself; a refusal to journal needs a transaction.
+  it('writes a lone allowed decision with one statement and a lone refused one in a transaction', async () => {
+    const written = async () => ({
+      one: await metric(authorizer, 'arvis_authorizer_slices_written_total', { writes: 'one_statement' }),
+      tx: await metric(authorizer, 'arvis_authorizer_slices_written_total', { writes: 'transaction' }),
+    });
+    const sendAlone = async (decision: DecisionInput) => {
+      await h.client.send([decision]);
+      await h.waitUntil(`a final entry for ${decision.decisionId}`, async () => (await h.finalRows([decision.decisionId])).length === 1);
+    };
+    const before = await written();
+    await sendAlone({ ...note, decisionId: 'p:lone-ok', causalId: 'c-lone-ok', runId: 'policy-lone-ok', identity: await alice(h) });
+    const afterAllowed = await written();
+    expect([afterAllowed.one - before.one, afterAllowed.tx - before.tx]).toEqual([1, 0]);
+    await sendAlone({ ...note, riskScore: 0.9, decisionId: 'p:lone-refused', causalId: 'c-lone-refused', runId: 'policy-lone-refused', identity: await alice(h) });
+    const afterRefused = await written();
+    expect([afterRefused.one - afterAllowed.one, afterRefused.tx - afterAllowed.tx]).toEqual([0, 1]);
+    expect((await h.finalRows(['p:lone-ok', 'p:lone-refused'])).map((r) => [r.decision_id, r.effect_boundary, r.reason_code]).sort()).toEqual([
+      ['p:lone-ok', 'effect_completed', null],
+      ['p:lone-refused', 'pre_effect_refusal', 'risk_exceeded'],
+    ]);
   });
 });

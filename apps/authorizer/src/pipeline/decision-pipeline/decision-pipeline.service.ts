@@ -1,7 +1,9 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
+import { Counter } from 'prom-client';
 import type { OutboxRow } from '@arvis/outbox';
 import { Database, NeedsTransaction, OneStatementWriter, type Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
+import { MetricsRegistry } from '@arvis/runtime';
 import { Tracing } from '@arvis/tracing';
 import { AdmitDecisionService } from '../admit-decision/admit-decision.service';
 import { AuthorizeDecisionService, type AuthorizeItem } from '../../policy/authorize-decision/authorize-decision.service';
@@ -28,6 +30,8 @@ import { readSlice, type SliceReads } from './read-slice';
 @Injectable()
 export class DecisionPipeline {
   private readonly log = new Logger(DecisionPipeline.name);
+  /** The consumer's slices, by how they were written (ADR 0049): what the commit count at low load is made of. */
+  private readonly written: Counter<'writes'>;
 
   constructor(
     private readonly db: Database,
@@ -39,7 +43,15 @@ export class DecisionPipeline {
     private readonly journal: JournalOutcomesStep,
     private readonly tracing: Tracing,
     private readonly catalog: ToolCatalog,
-  ) {}
+    @Optional() metrics?: MetricsRegistry,
+  ) {
+    this.written = new Counter({
+      name: 'arvis_authorizer_slices_written_total',
+      help: "Slices of the decisions topic written, by how: one statement that commits by itself (every decision allowed), or a transaction",
+      labelNames: ['writes'],
+      registers: metrics ? [metrics] : [],
+    });
+  }
 
   async run(input: PipelineInput): Promise<BatchOutcome> {
     const traces = new DecisionTraces(this.tracing, input.candidates);
@@ -77,13 +89,17 @@ export class DecisionPipeline {
     const judged = await this.judge(this.db.sql, input.candidates);
     if (writesOneStatement(judged)) {
       try {
-        return await this.attempt(traces, () => this.write(new OneStatementWriter(this.db.sql), input, judged, false, traces));
+        const outcome = await this.attempt(traces, () => this.write(new OneStatementWriter(this.db.sql), input, judged, false, traces));
+        this.written.inc({ writes: 'one_statement' });
+        return outcome;
       } catch (e) {
         // The sink aborted an intent (a statement to revoke it): nothing ran; in a transaction, then.
         if (!(e instanceof NeedsTransaction)) throw e;
       }
     }
-    return this.attempt(traces, () => this.db.tx((tx) => this.write(tx, input, judged, false, traces)));
+    const outcome = await this.attempt(traces, () => this.db.tx((tx) => this.write(tx, input, judged, false, traces)));
+    this.written.inc({ writes: 'transaction' });
+    return outcome;
   }
 
   /** The whole slice in one transaction: a worker's claim first and its acknowledgement last. */

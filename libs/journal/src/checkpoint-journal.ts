@@ -30,6 +30,16 @@ export function checkpointDue(unsigned: bigint, oldestUnsignedAgeMs: number, pol
 }
 
 /**
+ * For unsigned entries not yet due: how long until the oldest of them is `everyMs` old, which
+ * makes them due with no new entry (more entries come with a relay's publish, which wakes the
+ * checkpointer anyway). Undefined when nothing is unsigned or it is due already.
+ */
+export function checkpointDueInMs(unsigned: bigint, oldestUnsignedAgeMs: number, policy: Pick<CheckpointPolicy, 'everyEntries' | 'everyMs'>): number | undefined {
+  if (unsigned <= 0n || checkpointDue(unsigned, oldestUnsignedAgeMs, policy)) return undefined;
+  return Math.ceil(policy.everyMs - oldestUnsignedAgeMs);
+}
+
+/**
  * Signs each journal chain's head and publishes it to the journal topic through the outbox
  * (ADR 0025). The checkpoint row and its outbox row commit together, after every entry the head
  * covers, so on the topic a checkpoint never precedes the entries it signs (per partition order
@@ -61,10 +71,11 @@ export class JournalCheckpointer {
   }
 
   /**
-   * checkpointChainsDue, also telling whether every chain's head was found signed: then nothing
-   * can come due before new entries are appended (ADR 0059: the periodic pass may slow down).
+   * checkpointChainsDue, also telling whether every chain's head was found signed (then nothing
+   * can come due before new entries are appended: ADR 0059, the periodic pass may slow down) and,
+   * when a chain's entries are unsigned but not due, in how long the first of them comes due by age.
    */
-  async checkpointPass(): Promise<{ written: JournalCheckpoint[]; allSigned: boolean }> {
+  async checkpointPass(): Promise<{ written: JournalCheckpoint[]; allSigned: boolean; dueInMs?: number }> {
     return this.db.tx(async (tx) => {
       const [lock] = await tx.$queryRaw<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(${CHECKPOINT_LOCK_KEY}::bigint) AS ok`;
       if (!lock.ok) return { written: [], allSigned: false };
@@ -79,17 +90,20 @@ export class JournalCheckpointer {
       if (heads.length === 0) throw new Error('journal_head rows missing: run the migrations');
       const written: JournalCheckpoint[] = [];
       let allSigned = true;
+      let dueInMs: number | undefined;
       for (const head of heads) {
         const lastSeq = head.signed_seq === null ? 0n : BigInt(head.signed_seq);
         const headSeq = BigInt(head.last_seq);
         if (headSeq <= lastSeq) continue;
-        if (!checkpointDue(headSeq - lastSeq, head.age_ms ?? 0, this.policy)) {
+        const dueIn = checkpointDueInMs(headSeq - lastSeq, head.age_ms ?? 0, this.policy);
+        if (dueIn !== undefined) {
           allSigned = false;
+          dueInMs = Math.min(dueInMs ?? dueIn, dueIn);
           continue;
         }
         written.push(await this.write(tx, { chain: head.chain, seq: headSeq, hash: head.last_hash, signedAt: head.db_now }));
       }
-      return { written, allSigned };
+      return { written, allSigned, ...(dueInMs === undefined ? {} : { dueInMs }) };
     });
   }
 

@@ -19,7 +19,7 @@ export {
   type RefusedDecisionFacts,
   type ResultFields,
 } from './entries';
-export { checkpointDue, CHECKPOINT_LOCK_KEY, JournalCheckpointer, type CheckpointPolicy } from './checkpoint-journal';
+export { checkpointDue, checkpointDueInMs, CHECKPOINT_LOCK_KEY, JournalCheckpointer, type CheckpointPolicy } from './checkpoint-journal';
 export {
   lostEntriesOf,
   readDatabaseHead,

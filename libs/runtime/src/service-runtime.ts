@@ -73,18 +73,22 @@ export class ServiceRuntime implements OnApplicationShutdown {
     }
     const checkpointer = new JournalCheckpointer(this.db, checkpoint, topics.journal);
     const pass = async () => {
-      const { written, allSigned } = await checkpointer.checkpointPass();
+      const { written, allSigned, dueInMs } = await checkpointer.checkpointPass();
       for (const w of written) {
         this.log.log({ msg: 'journal checkpoint signed', chain: w.chain, seq: String(w.seq), keyId: w.signature.keyId });
       }
-      return allSigned;
+      // Entries unsigned but not due: by age they come due at dueInMs, waited for by one timer.
+      if (dueInMs !== undefined) this.checkpoints?.runIn(dueInMs);
+      return allSigned || (dueInMs !== undefined && written.length === 0);
     };
     // Polled more often than everyMs so the entry count triggers promptly; each idle pass is two
-    // small reads. With every head signed nothing comes due until entries are appended, and those
-    // are published by a relay: the pass then slows down (to IDLE_POLL_MAX_MS, never past
-    // everyMs) and this process's relay publishing brings it back (ADR 0059).
+    // small reads. Nothing comes due by count until entries are appended, and those are published
+    // by a relay, whose publishing brings the pass back to its period; what comes due by age is
+    // waited for by a timer (runIn). So a pass that finds every head signed, or nothing due yet,
+    // slows down (to IDLE_POLL_MAX_MS, never past everyMs; ADR 0059), where a pass that found
+    // entries not yet due used to run every second until they were.
     const idleMaxMs = Math.min(this.settings.relay.idlePollMaxMs, checkpoint.everyMs);
-    this.checkpoints = new PeriodicTask('journal checkpoint', Math.min(checkpoint.everyMs, 1000), pass, this.log, { maxMs: idleMaxMs, idle: (allSigned) => allSigned === true });
+    this.checkpoints = new PeriodicTask('journal checkpoint', Math.min(checkpoint.everyMs, 1000), pass, this.log, { maxMs: idleMaxMs, idle: (nothingDueNow) => nothingDueNow === true });
     this.relay?.onPublished(() => this.checkpoints?.poke());
     this.checkpoints.start();
   }

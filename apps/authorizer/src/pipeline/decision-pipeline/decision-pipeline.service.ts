@@ -23,14 +23,14 @@ import { readSlice, type SliceReads } from './read-slice';
  *   authorize-decision (policy) → admit-decision → commit-intent → park-decision →
  *   record-inbox (write) → journal-outcomes (with the slice's one outbox statement) → the
  *   source's acknowledgement.
- * A worker's slice runs in one transaction. The consumer's reads on its own and writes in one
- * transaction, or, when its writes are one statement, by that statement alone.
+ * A slice runs in one transaction, but for a lone decision from the consumer, which reads on its
+ * own and, when its writes are one statement, is written by that statement alone.
  * Offsets (for the consumer) are committed only after this resolves (ADR 0001).
  */
 @Injectable()
 export class DecisionPipeline {
   private readonly log = new Logger(DecisionPipeline.name);
-  /** The consumer's slices, by how they were written (ADR 0049): what the commit count at low load is made of. */
+  /** The consumer's lone decisions' slices, by how they were written (ADR 0049): what the commit count at low load is made of. */
   private readonly written: Counter<'writes'>;
 
   constructor(
@@ -47,7 +47,7 @@ export class DecisionPipeline {
   ) {
     this.written = new Counter({
       name: 'arvis_authorizer_slices_written_total',
-      help: "Slices of the decisions topic written, by how: one statement that commits by itself (every decision allowed), or a transaction",
+      help: 'Slices of one decision from the decisions topic, by how they were written: one statement that commits by itself (allowed), or a transaction',
       labelNames: ['writes'],
       registers: metrics ? [metrics] : [],
     });
@@ -67,7 +67,7 @@ export class DecisionPipeline {
 
   private async runTraced(input: PipelineInput, traces: DecisionTraces): Promise<BatchOutcome> {
     try {
-      return input.claim || input.acknowledge ? await this.inTransaction(input, false, traces) : await this.onItsOwn(input, traces);
+      return input.claim || input.acknowledge || input.candidates.length !== 1 ? await this.inTransaction(input, false, traces) : await this.onItsOwn(input, traces);
     } catch (e) {
       if (!(e instanceof IntentSinkError)) throw e;
       // Some intent could not be recorded: redo the slice with one savepoint per intent, so only
@@ -78,12 +78,14 @@ export class DecisionPipeline {
   }
 
   /**
-   * A slice with no claim of a worker's rows (the consumer's): its read runs on its own, and a
-   * slice whose writes are the one insert statement (every decision allowed, nothing to journal,
-   * park, revoke or reserve) commits by that statement alone, without BEGIN and COMMIT: two round
-   * trips of a lone decision's four (ADR 0049). Under READ COMMITTED each statement sees what was
-   * committed before it began, in a transaction or not, and the read takes no lock, so judging
-   * from an autocommitted read is judging from the same data.
+   * A lone decision from the consumer (no worker's claim): its read runs on its own, and if its
+   * writes are the one insert statement (allowed: nothing to journal, park, revoke or reserve),
+   * that statement commits by itself, without BEGIN and COMMIT: two round trips of four (ADR
+   * 0049). Under READ COMMITTED each statement sees what was committed before it began, in a
+   * transaction or not, and the read takes no lock, so judging from an autocommitted read is
+   * judging from the same data. Only a lone decision: the read reserves outbox positions, and a
+   * nextval that writes WAL (one in 32) gives the read's own commit a WAL flush; a slice of many
+   * positions would pay that flush nearly every time, for two round trips it amortises anyway.
    */
   private async onItsOwn(input: PipelineInput, traces: DecisionTraces): Promise<BatchOutcome> {
     const judged = await this.judge(this.db.sql, input.candidates);

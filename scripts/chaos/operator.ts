@@ -80,8 +80,13 @@ export class ChaosOperator {
 
   private async look(): Promise<void> {
     this.looks++;
+    // The effect of the action, as the tool's own reconcile finds it: its row, or the row its
+    // idempotency key already booked (an idempotent tool's repeat reports completed, deduplicated,
+    // with no row of its own; looking by capability alone, the operator answered "not happened",
+    // was refused with late_result_completed at every look, and left the effect unresolved).
     const unknown = await this.rows<{ decision_id: string; acted: boolean }>(
-      `SELECT e.decision_id, EXISTS (SELECT 1 FROM (${TOOL_EFFECTS}) t WHERE t.capability_id = e.capability_id) AS acted
+      `SELECT e.decision_id, EXISTS (SELECT 1 FROM (${TOOL_EFFECTS}) t JOIN intents i ON i.intent_id = e.intent_id
+                                     WHERE t.tool = i.tool AND (t.capability_id = e.capability_id OR t.idempotency_key = e.idempotency_key)) AS acted
        FROM effects e WHERE e.state = 'effect_state_unknown' AND e.resolved_at IS NULL AND e.waits_for IS NULL ORDER BY e.started_at`,
     );
     for (const u of unknown) {

@@ -1,7 +1,8 @@
 import { Client } from 'pg';
-import { topicsFor, type RelaySettings } from '@arvis/config';
+import { topicsFor } from '@arvis/config';
 import { createKafka, KafkaPublisher } from '@arvis/kafka';
 import { OutboxRelay } from '@arvis/outbox';
+import { specRelaySettings } from './support/relay-settings';
 import { Stack } from './support/stack';
 import { readWholeTopic } from './support/topic-reader';
 
@@ -9,19 +10,7 @@ import { readWholeTopic } from './support/topic-reader';
 // to PostgreSQL are a fixed cost of every decision at low load. A batch is three: BEGIN with the
 // lock's try, the batch's read, and the DELETE of what the broker acknowledged with the COMMIT
 // (the send goes to the broker in between). The DELETE and the COMMIT were two.
-const settings: RelaySettings = {
-  enabled: true,
-  batchSize: 100,
-  pollMs: 200,
-  idlePollMaxMs: 200,
-  leaseMs: 30_000,
-  retentionMs: 3_600_000,
-  pruneBatch: 100,
-  pruneIntervalMs: 3_600_000,
-  maxBatchBytes: 512 * 1024,
-  maxMessageBytes: 768 * 1024,
-  shards: 1,
-};
+const settings = specRelaySettings(1);
 
 describe('a relay batch', () => {
   let stack: Stack;

@@ -1,7 +1,8 @@
 import { Client } from 'pg';
-import { topicsFor, type RelaySettings } from '@arvis/config';
+import { topicsFor } from '@arvis/config';
 import { createKafka, KafkaPublisher } from '@arvis/kafka';
 import { OutboxRelay } from '@arvis/outbox';
+import { specRelaySettings } from './support/relay-settings';
 import { Stack } from './support/stack';
 import { readWholeTopic } from './support/topic-reader';
 
@@ -12,19 +13,7 @@ import { readWholeTopic } from './support/topic-reader';
 // held back every run.
 const SHARDS = 4;
 const RELAY_LOCK_KEY = 7_276_873_010;
-const settings: RelaySettings = {
-  enabled: true,
-  batchSize: 100,
-  pollMs: 200,
-  idlePollMaxMs: 200,
-  leaseMs: 30_000,
-  retentionMs: 3_600_000,
-  pruneBatch: 100,
-  pruneIntervalMs: 3_600_000,
-  maxBatchBytes: 512 * 1024,
-  maxMessageBytes: 768 * 1024,
-  shards: SHARDS,
-};
+const settings = specRelaySettings(SHARDS);
 const shardOf = `(hashtext(message_key) & 2147483647) % ${SHARDS}`;
 
 describe('relays with the outbox in shards', () => {

@@ -1,27 +1,11 @@
 import { ConfigError } from '@arvis/config';
 import { assembleTools, type ToolPackage } from '@arvis/tool-catalog';
-import { z } from 'zod';
 import { loadDispatcherConfig } from './dispatcher.config';
 import { DispatcherPools, poolConsumers } from './dispatcher-pools';
+import { specTool } from '../../../../test/support/spec-tool';
 
 const base = { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/arvis_spec', INTENT_VERIFICATION_KEYS: JSON.stringify({ k1: 'key' }), KAFKA_GROUP_ID: 'g' };
-const tool = (name: string) => ({
-  name,
-  description: name,
-  input: z.strictObject({}),
-  output: z.strictObject({}),
-  idempotent: true,
-  retryable: false,
-  sideEffectful: false,
-  timeoutMs: 1000,
-  maxRisk: 1,
-  requiresConfirmation: false,
-  auditRequired: false,
-  reversible: true,
-  manifest: { provider: null, dataEgress: false, dataClass: 'test', requiredConsent: null },
-  execute: async () => ({}),
-});
-const pkg = (name: string, pool?: string): ToolPackage => ({ name, version: '1.0.0', tools: [tool(`${name}.run`)], ...(pool ? { pool } : {}) }) as ToolPackage;
+const pkg = (name: string, pool?: string): ToolPackage => ({ name, version: '1.0.0', tools: [specTool(`${name}.run`)], ...(pool ? { pool } : {}) }) as ToolPackage;
 const pools = (env: Record<string, string>, packages: ToolPackage[]) => new DispatcherPools(loadDispatcherConfig({ ...base, ...env }), assembleTools(packages));
 
 describe('a dispatcher serves the pools of DISPATCHER_POOLS', () => {

@@ -127,6 +127,10 @@ const RELAY_LOCK_KEY = 7_276_873_010;
 /** BEGIN and the shard's lock's try as one simple query (the key is a constant, so it needs no parameter). */
 const beginAndTryLock = (shard: number) => `BEGIN; SELECT pg_try_advisory_xact_lock(${RELAY_LOCK_KEY + shard}) AS ok`;
 const NOTIFY_CHANNEL = 'arvis_outbox';
+/** The DELETE of a batch the broker acknowledged. */
+const DELETE_SENT_TEXT = 'DELETE FROM outbox WHERE seq = ANY($1::bigint[]) AND published_at IS NULL AND quarantined_at IS NULL';
+/** Up to this many rows, the DELETE and the COMMIT go as one simple query (see deleteAndCommit). */
+const ONE_TRIP_DELETE_MAX_ROWS = 8;
 
 /**
  * Publishes outbox rows at least once. Rows are selected by what is still in the table, never by
@@ -455,18 +459,24 @@ export class OutboxRelay {
   }
 
   /**
-   * Deletes the rows the broker acknowledged and commits, in one round trip: nothing needs a
-   * published row (ADR 0048), and a relay runs this at every batch, so the DELETE and the COMMIT
-   * go as one simple query (the seqs are the table's own bigints, written into the text). A
-   * DELETE that fails skips the COMMIT (the caller rolls back). Fewer rows than sent means
-   * another writer removed some under our lock: they are gone either way, so the rest stay
-   * deleted and the batch is reported as failed.
+   * Deletes the rows the broker acknowledged and commits: nothing needs a published row (ADR 0048).
+   * A small batch (what a quiet relay sends, one or two rows a commit) does it in one round trip:
+   * the DELETE and the COMMIT as one simple query, the seqs (the table's own bigints) written into
+   * its text. A larger batch is the busy relay's, where that round trip is shared by many rows and
+   * a text planned at every batch cost more than it saved (about 3% of throughput, measured):
+   * there the DELETE is the named statement and the COMMIT follows. A DELETE that fails skips the
+   * COMMIT (the caller rolls back). Fewer rows than sent means another writer removed some under
+   * our lock: they are gone either way, so the rest stay deleted and the batch is reported failed.
    */
   private async deleteAndCommit(client: PoolClient, seqs: string[]): Promise<void> {
-    for (const seq of seqs) if (!/^[0-9]+$/.test(seq)) throw new Error(`outbox seq ${JSON.stringify(seq)} is not a bigint`);
-    const [deleted] = (await client.query(
-      `DELETE FROM outbox WHERE seq = ANY('{${seqs.join(',')}}'::bigint[]) AND published_at IS NULL AND quarantined_at IS NULL; COMMIT`,
-    )) as unknown as [QueryResult, QueryResult];
+    let deleted: QueryResult;
+    if (seqs.length <= ONE_TRIP_DELETE_MAX_ROWS) {
+      for (const seq of seqs) if (!/^[0-9]+$/.test(seq)) throw new Error(`outbox seq ${JSON.stringify(seq)} is not a bigint`);
+      [deleted] = (await client.query(`${DELETE_SENT_TEXT.replace('$1', `'{${seqs.join(',')}}'`)}; COMMIT`)) as unknown as [QueryResult, QueryResult];
+    } else {
+      deleted = await client.query(preparedQuery(DELETE_SENT_TEXT, [seqs]));
+      await client.query('COMMIT');
+    }
     if (deleted.rowCount !== seqs.length) {
       throw new Error(`deleted ${deleted.rowCount} of ${seqs.length} published outbox rows; another writer interfered`);
     }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { ConfigError, databaseUrlFor, loadConfig } from '@arvis/config';
 import { Client } from 'pg';
 import { applyJournalShards } from '@arvis/journal';
+import { applyRelayShards } from '@arvis/outbox';
 import { applyDatabaseRoles, applyMigrations, applyToolMigrations, dropDatabase } from '@arvis/persistence';
 import { loadToolPackages } from '@arvis/tool-catalog';
 import { MigrateEnv } from './script-env';
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
     `[migrate] ${report.database}: ${report.applied.length} applied, ${report.alreadyApplied.length} already applied`,
   );
   await journalShards(databaseUrl, env.JOURNAL_SHARDS);
+  if (env.RELAY_SHARDS !== undefined) await relayShards(databaseUrl, env.RELAY_SHARDS);
   const tools = await applyToolMigrations(databaseUrl, packages, (l) => console.log(`[migrate] ${l}`));
   const names = packages.map((p) => `${p.name}@${p.version}`).join(', ') || 'none (ARVIS_TOOL_PACKAGES is empty)';
   console.log(`[migrate] tool packages ${names}: ${tools.applied.length} applied, ${tools.alreadyApplied.length} already applied`);
@@ -44,6 +46,22 @@ async function journalShards(databaseUrl: string, shards: number): Promise<void>
     const applied = await applyJournalShards(client, shards);
     if (!applied.ok) throw new Error(`JOURNAL_SHARDS=${applied.configured} but the journal has ${applied.shards} chains: the count never shrinks`);
     console.log(`[migrate] journal: ${applied.shards} chain(s), ${applied.created} created`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The outbox's shard count (ADR 0089): written while every shard's lock is held, so no batch is
+ * in flight with the old count; each relay adopts the new one at its next batch.
+ */
+async function relayShards(databaseUrl: string, shards: number): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const applied = await applyRelayShards(client, shards);
+    console.log(`[migrate] outbox: ${applied.shards} relay shard(s)${applied.previous === applied.shards ? '' : `, was ${applied.previous}`}`);
   } finally {
     await client.end();
   }

@@ -2,7 +2,7 @@
 // one module without side effects, so docs/configuration.md is generated from the very schemas
 // the scripts parse.
 import { z } from 'zod';
-import { commonEnvShape, envInt, journalShardsEnv, envJson, envString, kafkaSecurityEnvShape, kafkaTopicEnvShape, resultTopicTenantsEnv, toolPoolsEnv } from '@arvis/config';
+import { commonEnvShape, envInt, envOptionalInt, journalShardsEnv, envJson, envString, kafkaSecurityEnvShape, kafkaTopicEnvShape, resultTopicTenantsEnv, toolPoolsEnv } from '@arvis/config';
 import { DEFAULT_ROLE_PREFIX, ROLE_PREFIX_PATTERN } from '@arvis/persistence';
 import { toolPackagesEnv } from '@arvis/tool-catalog';
 
@@ -20,6 +20,8 @@ export const MigrateEnv = z.object({
   ),
   /** The journal's chains (ADR 0062): the missing heads are created; the count never shrinks. */
   JOURNAL_SHARDS: journalShardsEnv,
+  /** The outbox's shard count (ADR 0089), kept in the database; unset leaves it as it is. */
+  RELAY_SHARDS: envOptionalInt(1, 64),
 });
 
 /** `npm run topics` (scripts/create-topics.ts). */

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { topicsFor } from '@arvis/config';
 import { createKafka, KafkaPublisher } from '@arvis/kafka';
-import { OutboxRelay } from '@arvis/outbox';
+import { applyRelayShards, OutboxRelay } from '@arvis/outbox';
 import { specRelaySettings } from './support/relay-settings';
 import { Stack } from './support/stack';
 import { readWholeTopic } from './support/topic-reader';
@@ -10,7 +10,9 @@ import { readWholeTopic } from './support/topic-reader';
 // lock (ADR 0089): a relay busy with one shard (or paused holding it) no longer holds back the
 // others, and relays in several processes publish at once. Order still holds per key, because a
 // key's rows are all in one shard. Before sharding one lock covered every row: a relay holding it
-// held back every run.
+// held back every run. The count is the database's (npm run migrate with RELAY_SHARDS): a relay
+// whose own RELAY_SHARDS differs takes the database's at its first batch, so two relays never
+// split one run's rows between two locks.
 const SHARDS = 4;
 const RELAY_LOCK_KEY = 7_276_873_010;
 const settings = specRelaySettings(SHARDS);
@@ -23,6 +25,7 @@ describe('relays with the outbox in shards', () => {
     stack = await Stack.create('relayshards');
     db = new Client({ connectionString: stack.env.databaseUrl });
     await db.connect();
+    expect(await applyRelayShards(db, SHARDS)).toEqual({ shards: SHARDS, previous: 1 });
   });
   afterAll(async () => {
     await db?.end();
@@ -108,5 +111,66 @@ describe('relays with the outbox in shards', () => {
     expect(stats.reduce((n, s) => n + s.published, 0)).toBe(ROWS);
     expect(stats.every((s) => s.failedBatches === 0)).toBe(true);
     expectEachRowOnceInKeyOrder(await readWholeTopic(stack.env.brokers, topic), ROWS, KEYS, 'many-');
+  });
+  it('relays started with other counts than the database\'s take its count: each row once, in order per key', async () => {
+    const topic = topicsFor(stack.env.topicPrefix).intents;
+    const KEYS = 24;
+    const ROWS = 3000;
+    await fill(topic, KEYS, ROWS, 'mixed-');
+    // RELAY_SHARDS 1, 2 and 4 on one database: with its own count, the relay of 1 would publish
+    // every row under shard 0's lock while the others publish shards 1-3 under theirs.
+    const counts = [1, 2, SHARDS];
+    const publishers = counts.map((n) => new KafkaPublisher(createKafka({ brokers: stack.env.brokers, clientId: `relayshards-mixed-${n}` })));
+    const relays = counts.map((n, i) => new OutboxRelay(stack.env.databaseUrl, publishers[i], specRelaySettings(n)));
+    try {
+      await Promise.all(relays.map((r) => r.start()));
+      await until('the outbox to drain', async () => (await unpublished()) === 0, 120_000);
+    } finally {
+      await Promise.all(relays.map((r) => r.stop()));
+      await Promise.all(publishers.map((p) => p.disconnect()));
+    }
+    expect(relays.map((r) => r.shardCount)).toEqual([SHARDS, SHARDS, SHARDS]);
+    expect(relays.reduce((n, r) => n + r.stats.published, 0)).toBe(ROWS);
+    expectEachRowOnceInKeyOrder(await readWholeTopic(stack.env.brokers, topic), ROWS, KEYS, 'mixed-');
+  });
+
+  it('a count changed while relays publish: the change waits for the batches in flight, and every relay takes the new count with no row twice', async () => {
+    const topic = topicsFor(stack.env.topicPrefix).journal;
+    const KEYS = 24;
+    const publishers = ['a', 'b', 'c'].map((n) => new KafkaPublisher(createKafka({ brokers: stack.env.brokers, clientId: `relayshards-change-${n}` })));
+    const relays = publishers.map((p) => new OutboxRelay(stack.env.databaseUrl, p, settings));
+    let rows = 0;
+    const write = async (n: number) => {
+      // Each fill continues the numbering, so every key's rows are written in increasing i.
+      await db.query(
+        `INSERT INTO outbox (topic, message_key, payload)
+         SELECT $1, 'change-' || (i % ${KEYS}), json_build_object('i', i)::text FROM generate_series($2::int, $2::int + $3::int - 1) AS i`,
+        [topic, rows, n],
+      );
+      rows += n;
+    };
+    const changer = new Client({ connectionString: stack.env.databaseUrl });
+    await changer.connect();
+    try {
+      await Promise.all(relays.map((r) => r.start()));
+      for (const [step, count] of [2, 3, 1, SHARDS].entries()) {
+        await write(400);
+        // While the relays drain what was just written: the count moves under them.
+        await new Promise((r) => setTimeout(r, 20 * step));
+        expect((await applyRelayShards(changer, count)).shards).toBe(count);
+        await write(400);
+        await until(`the relays to take ${count} shards`, async () => {
+          await write(10);
+          return relays.every((r) => r.shardCount === count);
+        });
+      }
+      await until('the outbox to drain', async () => (await unpublished()) === 0, 120_000);
+    } finally {
+      await changer.end().catch(() => undefined);
+      await Promise.all(relays.map((r) => r.stop()));
+      await Promise.all(publishers.map((p) => p.disconnect()));
+    }
+    expect(relays.reduce((n, r) => n + r.stats.published, 0)).toBe(rows);
+    expectEachRowOnceInKeyOrder(await readWholeTopic(stack.env.brokers, topic), rows, KEYS, 'change-');
   });
 });

@@ -4,3 +4,4 @@ export { NO_RELAY_HOOKS, type RelayHooks } from './relay-hooks';
 export { deadLetterRow } from './dead-letter';
 export { discardQuarantined, releaseQuarantined, type QuarantinedOutboxRow } from './quarantine';
 export { resultCopiesTotal, ResultRouter, type ResultCopyOutcome } from './result-copies';
+export { applyRelayShards, MAX_RELAY_SHARDS, type RelayShardsApplied } from './relay-shard-count';

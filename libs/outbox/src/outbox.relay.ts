@@ -5,6 +5,7 @@ import { sendRefusalOf, type KafkaPublisher, type OutboundMessage, type SendRefu
 import { handlePoolErrors, preparedQuery, SERVICE_SESSION_OPTIONS, untilDatabaseAnswers } from '@arvis/persistence';
 import { endSpan, SpanKind, Tracing, withTraceHeaders, type Span, type TraceCarrier } from '@arvis/tracing';
 import { planBatch, type CandidateRow } from './plan-batch';
+import { beginLockAndCount, MAX_RELAY_SHARDS } from './relay-shard-count';
 import { NO_RELAY_HOOKS, type RelayHooks } from './relay-hooks';
 import { resultCopiesTotal, ResultRouter, type ResultCopyOutcome } from './result-copies';
 
@@ -101,10 +102,13 @@ interface BatchOutcome {
   more: boolean;
   /** Another relay held the lock. */
   skipped?: boolean;
+  /** The database's shard count was not this relay's: it adopted it, and the wake-up starts over. */
+  recounted?: boolean;
 }
 
 const IDLE: BatchOutcome = { published: 0, quarantined: 0, more: false };
 const SKIPPED: BatchOutcome = { ...IDLE, skipped: true };
+const RECOUNTED: BatchOutcome = { ...IDLE, more: true, recounted: true };
 
 function groupByTopic(rows: OutboxRecord[], headers: (Record<string, string> | undefined)[]): { byTopic: Map<string, OutboundMessage[]>; messages: OutboundMessage[] } {
   const byTopic = new Map<string, OutboundMessage[]>();
@@ -120,12 +124,8 @@ function groupByTopic(rows: OutboxRecord[], headers: (Record<string, string> | u
 }
 
 // One relay publishes a shard at a time (transaction-scoped advisory lock), so one run's messages
-// are never reordered by two relays racing; if it dies its transaction aborts and another takes over.
-// Shard s's key is RELAY_LOCK_KEY + s: shard 0 keeps the key of the relay before sharding, so with
-// one shard this is that relay, and a rolling upgrade shares its lock (ADR 0089).
-const RELAY_LOCK_KEY = 7_276_873_010;
-/** BEGIN and the shard's lock's try as one simple query (the key is a constant, so it needs no parameter). */
-const beginAndTryLock = (shard: number) => `BEGIN; SELECT pg_try_advisory_xact_lock(${RELAY_LOCK_KEY + shard}) AS ok`;
+// are never reordered by two relays racing; if it dies its transaction aborts and another takes
+// over. The keys and the count are in relay-shard-count.ts (ADR 0089).
 const NOTIFY_CHANNEL = 'arvis_outbox';
 /** The DELETE of a batch the broker acknowledged. */
 const DELETE_SENT_TEXT = 'DELETE FROM outbox WHERE seq = ANY($1::bigint[]) AND published_at IS NULL AND quarantined_at IS NULL';
@@ -168,10 +168,13 @@ export class OutboxRelay {
    * per commit only to find the lock taken again; the poll still takes over from a relay that died.
    */
   private readonly standingBy = new Set<number>();
-  /** Shard count (RELAY_SHARDS); 1 is the unsharded relay. */
-  private readonly shards: number;
+  /**
+   * Shard count: RELAY_SHARDS until a batch reads the database's (store_identity.relay_shards),
+   * which it then keeps (ADR 0089); 1 is the unsharded relay.
+   */
+  private shards: number;
   /** Where this relay starts its walk over the shards: relays that start apart publish apart. */
-  private readonly firstShard: number;
+  private firstShard: number;
   readonly stats: RelayStats = { published: 0, batches: 0, skippedWhileAnotherRelayActive: 0, failedBatches: 0, pruned: 0, quarantined: 0, resultCopies: 0, resultCopiesUnrouted: 0 };
   private readonly results: ResultRouter;
   private resultTopicsTimer?: NodeJS.Timeout;
@@ -360,7 +363,11 @@ export class OutboxRelay {
       let again = headFull;
       for (const { shard, seqs } of visits) {
         if (!this.running) return;
-        const { more, skipped, published, quarantined } = await this.publishBatch(shard, seqs);
+        const { more, skipped, published, quarantined, recounted } = await this.publishBatch(shard, seqs);
+        if (recounted) {
+          again = true;
+          break;
+        }
         if (skipped) this.standingBy.add(shard);
         if (skipped || more || published > 0 || quarantined > 0) this.needPoll();
         if (published > 0) for (const listener of this.publishedListeners) listener();
@@ -396,11 +403,45 @@ export class OutboxRelay {
     return { visits, headFull: rows.length === limit && visits.length > 0 };
   }
 
-  /** Returns how many rows it published (0 when idle or another relay holds the locks). */
+  /** The shard count this relay publishes with: the database's, once a batch has read it. */
+  get shardCount(): number {
+    return this.shards;
+  }
+
+  /**
+   * One wake-up's batches (again, once, if the database's shard count was not this relay's).
+   * Returns how many rows it published (0 when idle or another relay holds the locks).
+   */
   async publishOneBatch(): Promise<number> {
     let published = 0;
-    for (const { shard, seqs } of (await this.shardsToVisit()).visits) published += (await this.publishBatch(shard, seqs)).published;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      let recounted = false;
+      for (const { shard, seqs } of (await this.shardsToVisit()).visits) {
+        const outcome = await this.publishBatch(shard, seqs);
+        published += outcome.published;
+        if ((recounted = outcome.recounted === true)) break;
+      }
+      if (!recounted) break;
+    }
     return published;
+  }
+
+  /**
+   * The database's shard count replaces this relay's (ADR 0089): said once per change, as a
+   * warning when it differs from RELAY_SHARDS (the operator set one and the database holds
+   * another). Per-shard state of the old count means other rows now: it is dropped.
+   */
+  private adoptShardCount(count: number | undefined): void {
+    if (count === undefined || !Number.isInteger(count) || count < 1 || count > MAX_RELAY_SHARDS) {
+      throw new Error(`store_identity.relay_shards is ${String(count)}, not 1..${MAX_RELAY_SHARDS}: run the migrations`);
+    }
+    const line = { msg: 'relay shard count taken from the database', from: this.shards, to: count, configured: this.settings.shards ?? 1 };
+    if (count === line.configured) this.log.log(line);
+    else this.log.warn({ ...line, hint: 'RELAY_SHARDS differs from the database\'s count, which every relay of it uses; set RELAY_SHARDS to it, or change it with npm run migrate' });
+    this.shards = count;
+    this.firstShard = Math.floor(Math.random() * count);
+    this.standingBy.clear();
+    this.isolateThrough.clear();
   }
 
   /** One transaction: lock the shard, pick its rows within the byte budget, quarantine, send, delete. */
@@ -412,8 +453,17 @@ export class OutboxRelay {
     const onLost = (e: Error) => (lost = e);
     client.on('error', onLost);
     try {
-      // BEGIN and the lock's try in one round trip: the relay runs this at every commit anyone makes.
-      const [, lock] = (await client.query(beginAndTryLock(shard))) as unknown as [QueryResult, QueryResult<{ ok: boolean }>];
+      // BEGIN, the lock's try and the database's shard count in one round trip: the relay runs
+      // this at every commit anyone makes.
+      const [, lock, count] = (await client.query(beginLockAndCount(shard))) as unknown as [QueryResult, QueryResult<{ ok: boolean }>, QueryResult<{ relay_shards: number }>];
+      // Rows are chosen by this relay's count; under another, this shard is other rows (which
+      // another relay may hold under another lock). Nothing is sent: adopt it and start over.
+      // Read whether or not the lock was free: a relay standing by learns the count too.
+      if (count.rows[0]?.relay_shards !== this.shards) {
+        await client.query('ROLLBACK');
+        this.adoptShardCount(count.rows[0]?.relay_shards);
+        return RECOUNTED;
+      }
       if (!lock.rows[0].ok) {
         await client.query('ROLLBACK');
         this.stats.skippedWhileAnotherRelayActive++;

@@ -1,4 +1,4 @@
-import { chartSeries, comparisonRows, idleLines, renderMarkdown, scaleGain, scaleLines, tablesTable } from './report';
+import { chartSeries, comparisonRows, idleLines, renderMarkdown, scaleGain, scaleLines, tablesTable, workTable } from './report';
 import type { BenchResults, JournalScaleResult, RelayScaleResult, ScaleResults, StepResult, VariantResult } from './results';
 
 const cpu = (k: number) => ({ busyPercent: 80, msPerDecision: { authorizer: 1 * k, dispatcher: 2 * k, broker: 0.5, postgres: 1.5, producer: 0.25 } });
@@ -68,6 +68,24 @@ describe('bench report', () => {
     expect(out[0]).toBe('| table | A ins | A upd (HOT) | A del | B ins | B upd (HOT) | B del |');
     expect(out.slice(2)).toEqual(['| effects | – | – | – | 1.00 | 2.00 (1.00) | 0.00 |', '| outbox | 3.00 | 0.00 (0.00) | 3.00 | 4.00 | 0.00 (0.00) | 4.00 |']);
     expect(renderMarkdown(results([a, b]))).toContain('Rows per decision by table');
+  });
+
+  it('counts the broker\'s FetchConsumer and FetchFollower as the split of Fetch they are, not as other requests', () => {
+    // The broker's JMX meters Fetch and, again, its consumer and follower parts: summed, a 50/s
+    // step showed 1.11 "other" requests per decision that were its consumer fetches twice.
+    const a = variant('A', 1);
+    a.steps[0] = {
+      ...a.steps[0],
+      work: {
+        database: { commits: 1, inserted: 1, updated: 1, hotUpdated: 0, deleted: 1, hotPercent: 0, tables: {} },
+        brokerRequests: { Fetch: 1.1, FetchConsumer: 1.1, FetchFollower: 0.5, Produce: 1, BrokerHeartbeat: 0.01, bytesIn: 2048 },
+      },
+    };
+    const cells = workTable([a])[2].split(' | ');
+    const head = workTable([a])[0].split(' | ');
+    expect(cells[head.indexOf('Fetch req')]).toBe('1.10');
+    expect(cells[head.indexOf('other req')]).toBe('0.01');
+    expect(cells[head.indexOf('all req')]).toBe('2.11');
   });
 
   it('compares the CPU of the throughput step', () => {

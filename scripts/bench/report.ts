@@ -35,6 +35,8 @@ function stepsTable(variants: VariantResult[]): string[] {
 
 /** The broker APIs shown by name; the others are summed as "other". */
 const NAMED_APIS = ['Produce', 'Fetch', 'OffsetCommit', 'Metadata', 'ListOffsets', 'Heartbeat', 'JoinGroup', 'SyncGroup', 'FindCoordinator'];
+/** The broker meters Fetch and again its consumer and follower parts: those are not more requests. */
+const PARTS_OF_FETCH = new Set(['FetchConsumer', 'FetchFollower']);
 
 /** Database writes and broker requests per decision, counted: comparable between builds even on a busy machine. */
 export function workTable(variants: VariantResult[]): string[] {
@@ -52,7 +54,7 @@ export function workTable(variants: VariantResult[]): string[] {
       const r = w.brokerRequests;
       const named = NAMED_APIS.map((api) => (r ? fmt(r[api] ?? 0, 2) : '–'));
       // Meters (bytesIn, ...) start lower-case; requests by API are capitalised.
-      const all = r ? Object.entries(r).filter(([k]) => /^[A-Z]/.test(k)).reduce((x, [, y]) => x + y, 0) : null;
+      const all = r ? Object.entries(r).filter(([k]) => /^[A-Z]/.test(k) && !PARTS_OF_FETCH.has(k)).reduce((x, [, y]) => x + y, 0) : null;
       const other = r ? all! - NAMED_APIS.reduce((x, api) => x + (r[api] ?? 0), 0) : null;
       const kb = (k: string) => (r ? fmt((r[k] ?? 0) / 1024, 2) : '–');
       out.push(row([stepName(s), v.label, fmt(d?.commits, 2), fmt(d?.inserted, 2), fmt(d?.updated, 2), fmt(d?.hotPercent, 0), fmt(d?.deleted, 2), ...named, fmt(other, 2), fmt(all, 2), kb('bytesIn'), kb('bytesOut'), r ? fmt(r.messagesIn ?? 0, 2) : '–']));

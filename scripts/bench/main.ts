@@ -83,6 +83,27 @@ async function measureIdleOnlyAll(o: BenchOptions, ctx: StepContext, builds: { v
   return results;
 }
 
+/**
+ * Unmeasured runs of the throughput step per build before the measured ones: the first run after
+ * the broker warm-up came out lowest in four of six comparisons (the same commit against itself:
+ * medians 8% apart). Their rates go to the notes; what must never happen counts in them too.
+ */
+async function settle(o: BenchOptions, ctx: StepContext, builds: { v: Variant; env: Record<string, string> }[], order: number[], step: Step, stepName: string, results: VariantResult[], notes: string[]): Promise<void> {
+  const settled = builds.map((): number[] => []);
+  for (let run = 0; run < o.settleRuns; run++) {
+    for (const bi of runOrder(order, run + 1)) {
+      const { v, env } = builds[bi];
+      say(`step ${stepName} throughput: settling run ${run + 1}/${o.settleRuns} (${v.label}, not measured)`);
+      const out = await measureStep(ctx, v, env, step, -2 - (run * builds.length + bi));
+      settled[bi].push(out.result.achieved);
+      say(`  ${v.label}: settling run achieved ${out.result.achieved}/s`);
+      results[bi].duplicatesOnJournalTopic += out.duplicates;
+      if (out.missing > 0) notes.push(`${v.label}, step ${stepName}, settling run: ${out.missing} decisions had no final entry within 600 s`);
+    }
+  }
+  for (const bi of order) notes.push(`${builds[bi].v.label}, step ${stepName}: ${o.settleRuns} settling run(s) before the measured ones, not reported: ${settled[bi].join(', ')}/s.`);
+}
+
 /** Runs every step for every build, alternating builds within a step. */
 async function measure(o: BenchOptions, ctx: StepContext, builds: { v: Variant; env: Record<string, string> }[], notes: string[]): Promise<VariantResult[]> {
   const results: VariantResult[] = builds.map(({ v }) => ({ label: v.label, commit: v.commit, steps: [], peakRssMb: {}, saturation: null, duplicatesOnJournalTopic: 0 }));
@@ -102,6 +123,7 @@ async function measure(o: BenchOptions, ctx: StepContext, builds: { v: Variant; 
     // achieved rate is its offered one).
     const runs = step.kind === 'throughput' ? o.throughputRuns : o.sweepRuns;
     const outs = builds.map((): StepOutcome[] => []);
+    if (step.kind === 'throughput' && o.settleRuns > 0) await settle(o, ctx, builds, order, step, `${i + 1}/${all.length}`, results, notes);
     for (let run = 0; run < runs; run++) {
       for (const bi of runOrder(order, run)) {
         const { v, env } = builds[bi];

@@ -2,7 +2,7 @@ import { parseOptions } from './options';
 
 describe('bench options', () => {
   it('has the documented defaults', () => {
-    expect(parseOptions([])).toEqual({ decisions: 20000, throughputRuns: 1, sweepRuns: 1, brokerWarmup: 5000, sweep: [50, 200, 500, 1000], stepSeconds: 20, p99BoundMs: 1000, baselines: true, baselineSeconds: 10, load: 'realistic', idleSeconds: 20, idleOnly: false, scale: [], cpuProf: false, quietWaitS: 180, bFirst: false, help: false });
+    expect(parseOptions([])).toEqual({ decisions: 20000, throughputRuns: 1, sweepRuns: 1, settleRuns: 0, brokerWarmup: 5000, sweep: [50, 200, 500, 1000], stepSeconds: 20, p99BoundMs: 1000, baselines: true, baselineSeconds: 10, load: 'realistic', idleSeconds: 20, idleOnly: false, scale: [], cpuProf: false, quietWaitS: 180, bFirst: false, help: false });
   });
 
   it('reads a short run and a comparison', () => {

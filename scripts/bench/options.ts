@@ -6,6 +6,8 @@ export interface BenchOptions {
   decisions: number;
   /** Times the throughput step runs per build (alternating builds); the median run by throughput is reported. */
   throughputRuns: number;
+  /** Unmeasured throughput runs per build before the measured ones (default 1 with --compare, else 0). */
+  settleRuns: number;
   /** Runs of each sweep step per build; the median run by CPU per decision stands. */
   sweepRuns: number;
   /** Decisions sent through the first build before any measured step, figures discarded (0 skips it). */
@@ -46,6 +48,10 @@ export const USAGE = `usage: npm run bench -- [options]
                          by CPU per decision summed over every process, all runs listed in the notes (default
                          1; at 50/s that sum varies by a fifth between runs of one build). With several runs
                          (of either kind), the build measured first alternates from run to run
+  --settle-runs N        before the throughput step's measured runs, run it N times per build unmeasured
+                         (their rates listed in the notes): default 1 with --compare, else 0. Without it the
+                         first measured run, the first after the broker warm-up, came out lowest in four of
+                         six comparisons, medians of one commit against itself 8% apart (docs/benchmark.md)
   --broker-warmup N      decisions sent at once through the first build before any measured step, figures
                          discarded, so no build's first step is a fresh broker JVM's first heavy load
                          (default 5000; 0 skips it)
@@ -98,6 +104,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'broker-warmup': { type: 'string' },
       'throughput-runs': { type: 'string' },
       'sweep-runs': { type: 'string' },
+      'settle-runs': { type: 'string' },
       sweep: { type: 'string' },
       'step-seconds': { type: 'string' },
       'p99-bound-ms': { type: 'string' },
@@ -125,6 +132,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     decisions: int('decisions', values.decisions, 20_000, 0, 10_000_000),
     throughputRuns: int('throughput-runs', values['throughput-runs'], 1, 1, 25),
     sweepRuns: int('sweep-runs', values['sweep-runs'], 1, 1, 25),
+    settleRuns: int('settle-runs', values['settle-runs'], values.compare ? 1 : 0, 0, 10),
     brokerWarmup: int('broker-warmup', values['broker-warmup'], 5_000, 0, 1_000_000),
     sweep: sweep.sort((a, b) => a - b),
     scale: scale.sort((a, b) => a - b),

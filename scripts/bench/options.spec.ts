@@ -25,6 +25,10 @@ describe('bench options', () => {
 
   it('measures B first only when asked', () => {
     expect(parseOptions(['--compare', 'HEAD~1', '--b-first'])).toMatchObject({ compare: 'HEAD~1', bFirst: true });
+    // A comparison settles each build with one unmeasured throughput run unless told otherwise.
+    expect(parseOptions(['--compare', 'HEAD~1']).settleRuns).toBe(1);
+    expect(parseOptions(['--compare', 'HEAD~1', '--settle-runs', '0']).settleRuns).toBe(0);
+    expect(parseOptions(['--settle-runs', '2']).settleRuns).toBe(2);
   });
 
   it('runs the idle phase alone with --idle-only, which needs a window of at least a second', () => {

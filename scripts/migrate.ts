@@ -39,16 +39,9 @@ async function main(): Promise<void> {
 
 /** The journal's heads, one per chain (ADR 0062): created up to the count, never removed. */
 async function journalShards(databaseUrl: string, shards: number): Promise<void> {
-  const client = new Client({ connectionString: databaseUrl });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    const applied = await applyJournalShards(client, shards);
-    if (!applied.ok) throw new Error(`JOURNAL_SHARDS=${applied.configured} but the journal has ${applied.shards} chains: the count never shrinks`);
-    console.log(`[migrate] journal: ${applied.shards} chain(s), ${applied.created} created`);
-  } finally {
-    await client.end();
-  }
+  const applied = await withClient(databaseUrl, (client) => applyJournalShards(client, shards));
+  if (!applied.ok) throw new Error(`JOURNAL_SHARDS=${applied.configured} but the journal has ${applied.shards} chains: the count never shrinks`);
+  console.log(`[migrate] journal: ${applied.shards} chain(s), ${applied.created} created`);
 }
 
 /**
@@ -56,12 +49,17 @@ async function journalShards(databaseUrl: string, shards: number): Promise<void>
  * in flight with the old count; each relay adopts the new one at its next batch.
  */
 async function relayShards(databaseUrl: string, shards: number): Promise<void> {
+  const applied = await withClient(databaseUrl, (client) => applyRelayShards(client, shards));
+  console.log(`[migrate] outbox: ${applied.shards} relay shard(s)${applied.previous === applied.shards ? '' : `, was ${applied.previous}`}`);
+}
+
+/** One connection for one step, closed whatever the step did. */
+async function withClient<T>(databaseUrl: string, step: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: databaseUrl });
   client.on('error', () => undefined);
   await client.connect();
   try {
-    const applied = await applyRelayShards(client, shards);
-    console.log(`[migrate] outbox: ${applied.shards} relay shard(s)${applied.previous === applied.shards ? '' : `, was ${applied.previous}`}`);
+    return await step(client);
   } finally {
     await client.end();
   }

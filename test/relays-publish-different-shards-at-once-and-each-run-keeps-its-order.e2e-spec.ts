@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { topicsFor } from '@arvis/config';
+import { topicsFor, type RelaySettings } from '@arvis/config';
 import { createKafka, KafkaPublisher } from '@arvis/kafka';
 import { applyRelayShards, OutboxRelay } from '@arvis/outbox';
 import { specRelaySettings } from './support/relay-settings';
@@ -58,6 +58,21 @@ describe('relays with the outbox in shards', () => {
     }
   };
 
+  /** Relays of these settings (one publisher each), started, run through `whileRunning`, then stopped. */
+  const withRelays = async (name: string, each: RelaySettings[], whileRunning: (relays: OutboxRelay[]) => Promise<void>): Promise<OutboxRelay[]> => {
+    const publishers = each.map((_, i) => new KafkaPublisher(createKafka({ brokers: stack.env.brokers, clientId: `relayshards-${name}-${i}` })));
+    const relays = each.map((relaySettings, i) => new OutboxRelay(stack.env.databaseUrl, publishers[i], relaySettings));
+    try {
+      await Promise.all(relays.map((r) => r.start()));
+      await whileRunning(relays);
+    } finally {
+      await Promise.all(relays.map((r) => r.stop()));
+      await Promise.all(publishers.map((p) => p.disconnect()));
+    }
+    return relays;
+  };
+  const drain = async () => until('the outbox to drain', async () => (await unpublished()) === 0, 120_000);
+
   it('a shard whose lock another session holds holds back only its own keys; the rest are published, and it follows once released', async () => {
     const topic = topicsFor(stack.env.topicPrefix).intents;
     const KEYS = 16;
@@ -97,15 +112,7 @@ describe('relays with the outbox in shards', () => {
     const KEYS = 24;
     const ROWS = 3000;
     await fill(topic, KEYS, ROWS, 'many-');
-    const publishers = ['a', 'b', 'c'].map((n) => new KafkaPublisher(createKafka({ brokers: stack.env.brokers, clientId: `relayshards-${n}` })));
-    const relays = publishers.map((p) => new OutboxRelay(stack.env.databaseUrl, p, settings));
-    try {
-      await Promise.all(relays.map((r) => r.start()));
-      await until('the outbox to drain', async () => (await unpublished()) === 0, 120_000);
-    } finally {
-      await Promise.all(relays.map((r) => r.stop()));
-      await Promise.all(publishers.map((p) => p.disconnect()));
-    }
+    const relays = await withRelays('many', [settings, settings, settings], drain);
     const stats = relays.map((r) => r.stats);
     console.log(`published per relay ${stats.map((s) => s.published).join(', ')}; skipped ${stats.map((s) => s.skippedWhileAnotherRelayActive).join(', ')}`);
     expect(stats.reduce((n, s) => n + s.published, 0)).toBe(ROWS);
@@ -119,16 +126,7 @@ describe('relays with the outbox in shards', () => {
     await fill(topic, KEYS, ROWS, 'mixed-');
     // RELAY_SHARDS 1, 2 and 4 on one database: with its own count, the relay of 1 would publish
     // every row under shard 0's lock while the others publish shards 1-3 under theirs.
-    const counts = [1, 2, SHARDS];
-    const publishers = counts.map((n) => new KafkaPublisher(createKafka({ brokers: stack.env.brokers, clientId: `relayshards-mixed-${n}` })));
-    const relays = counts.map((n, i) => new OutboxRelay(stack.env.databaseUrl, publishers[i], specRelaySettings(n)));
-    try {
-      await Promise.all(relays.map((r) => r.start()));
-      await until('the outbox to drain', async () => (await unpublished()) === 0, 120_000);
-    } finally {
-      await Promise.all(relays.map((r) => r.stop()));
-      await Promise.all(publishers.map((p) => p.disconnect()));
-    }
+    const relays = await withRelays('mixed', [1, 2, SHARDS].map(specRelaySettings), drain);
     expect(relays.map((r) => r.shardCount)).toEqual([SHARDS, SHARDS, SHARDS]);
     expect(relays.reduce((n, r) => n + r.stats.published, 0)).toBe(ROWS);
     expectEachRowOnceInKeyOrder(await readWholeTopic(stack.env.brokers, topic), ROWS, KEYS, 'mixed-');
@@ -137,8 +135,6 @@ describe('relays with the outbox in shards', () => {
   it('a count changed while relays publish: the change waits for the batches in flight, and every relay takes the new count with no row twice', async () => {
     const topic = topicsFor(stack.env.topicPrefix).journal;
     const KEYS = 24;
-    const publishers = ['a', 'b', 'c'].map((n) => new KafkaPublisher(createKafka({ brokers: stack.env.brokers, clientId: `relayshards-change-${n}` })));
-    const relays = publishers.map((p) => new OutboxRelay(stack.env.databaseUrl, p, settings));
     let rows = 0;
     const write = async (n: number) => {
       // Each fill continues the numbering, so every key's rows are written in increasing i.
@@ -151,24 +147,24 @@ describe('relays with the outbox in shards', () => {
     };
     const changer = new Client({ connectionString: stack.env.databaseUrl });
     await changer.connect();
+    let relays: OutboxRelay[];
     try {
-      await Promise.all(relays.map((r) => r.start()));
-      for (const [step, count] of [2, 3, 1, SHARDS].entries()) {
-        await write(400);
-        // While the relays drain what was just written: the count moves under them.
-        await new Promise((r) => setTimeout(r, 20 * step));
-        expect((await applyRelayShards(changer, count)).shards).toBe(count);
-        await write(400);
-        await until(`the relays to take ${count} shards`, async () => {
-          await write(10);
-          return relays.every((r) => r.shardCount === count);
-        });
-      }
-      await until('the outbox to drain', async () => (await unpublished()) === 0, 120_000);
+      relays = await withRelays('change', [settings, settings, settings], async (running) => {
+        for (const [step, count] of [2, 3, 1, SHARDS].entries()) {
+          await write(400);
+          // While the relays drain what was just written: the count moves under them.
+          await new Promise((r) => setTimeout(r, 20 * step));
+          expect((await applyRelayShards(changer, count)).shards).toBe(count);
+          await write(400);
+          await until(`the relays to take ${count} shards`, async () => {
+            await write(10);
+            return running.every((r) => r.shardCount === count);
+          });
+        }
+        await drain();
+      });
     } finally {
       await changer.end().catch(() => undefined);
-      await Promise.all(relays.map((r) => r.stop()));
-      await Promise.all(publishers.map((p) => p.disconnect()));
     }
     expect(relays.reduce((n, r) => n + r.stats.published, 0)).toBe(rows);
     expectEachRowOnceInKeyOrder(await readWholeTopic(stack.env.brokers, topic), rows, KEYS, 'change-');

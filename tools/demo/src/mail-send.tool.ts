@@ -1,5 +1,12 @@
 import { z } from 'zod';
 import { defineTool } from '@arvis/tool-sdk';
+import { rowWriterFor, type EffectTable } from './row-writer';
+
+type MailRow = { capabilityId: string; idempotencyKey: string; tenant: string; recipient: string; subject: string; body: string };
+const MAIL_SINK: EffectTable<MailRow> = {
+  name: 'mail_sink',
+  columns: { capability_id: 'capabilityId', idempotency_key: 'idempotencyKey', tenant: 'tenant', recipient: 'recipient', subject: 'subject', body: 'body' },
+};
 
 /**
  * mail.send: connected egress through a provider, needs the principal's "email" consent. Here it
@@ -20,11 +27,8 @@ export const mailSend = defineTool({
   reversible: false,
   manifest: { provider: 'smtp-relay', dataEgress: true, dataClass: 'personal', requiredConsent: 'email' },
   async execute({ input, effectContext, idempotencyKey, capabilityId, db }) {
-    const { rows } = await db.query<{ id: string }>(
-      `INSERT INTO mail_sink (capability_id, idempotency_key, tenant, recipient, subject, body)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id::text`,
-      [capabilityId, idempotencyKey, effectContext.tenant, input.to, input.subject, input.body],
-    );
-    return { messageId: `mail-${rows[0].id}` };
+    // Bodies started together share one statement (one commit for the group), as notes.append's do.
+    const id = await rowWriterFor(db, MAIL_SINK).insert({ capabilityId, idempotencyKey, tenant: effectContext.tenant, recipient: input.to, subject: input.subject, body: input.body });
+    return { messageId: `mail-${id}` };
   },
 });

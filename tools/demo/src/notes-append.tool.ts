@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { defineTool } from '@arvis/tool-sdk';
-import { noteWriterFor } from './note-writer';
+import { rowWriterFor, type EffectTable } from './row-writer';
+
+type NoteRow = { capabilityId: string; idempotencyKey: string; tenant: string; principal: string; text: string };
+const NOTES: EffectTable<NoteRow> = {
+  name: 'notes',
+  columns: { capability_id: 'capabilityId', idempotency_key: 'idempotencyKey', tenant: 'tenant', principal: 'principal', text: 'text' },
+};
 
 /** notes.append: sovereign, low risk; its effect is one row in `notes`, on the tools' own pool. */
 export const notesAppend = defineTool({
@@ -18,7 +24,7 @@ export const notesAppend = defineTool({
   reversible: true,
   manifest: { provider: null, dataEgress: false, dataClass: 'user_content', requiredConsent: null },
   async execute({ input, effectContext, idempotencyKey, capabilityId, db }) {
-    const noteId = await noteWriterFor(db).insert({ capabilityId, idempotencyKey, tenant: effectContext.tenant, principal: effectContext.principal, text: input.text });
+    const noteId = await rowWriterFor(db, NOTES).insert({ capabilityId, idempotencyKey, tenant: effectContext.tenant, principal: effectContext.principal, text: input.text });
     return { noteId };
   },
   /**

@@ -1,4 +1,4 @@
-import { Pool } from 'pg';
+import { Pool, type PoolClient } from 'pg';
 import { inPgTransaction, TransactionTimeoutError } from '@arvis/persistence';
 
 // The hot path's transactions run on pg directly (ADR 0044); what they promise is what the
@@ -7,9 +7,17 @@ const url = 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 describe('a transaction on pg directly', () => {
   let pool: Pool;
+  /** ReadyForQuery messages the pool's connections received: one per round trip. */
+  let roundTrips = 0;
   beforeAll(() => {
     pool = new Pool({ connectionString: url, max: 2 });
+    pool.on('connect', (c: PoolClient) => (c as unknown as { connection: NodeJS.EventEmitter }).connection.on('readyForQuery', () => roundTrips++));
   });
+  const trips = async (fn: () => Promise<unknown>): Promise<number> => {
+    const before = roundTrips;
+    await fn();
+    return roundTrips - before;
+  };
   afterAll(async () => {
     await pool.end();
   });
@@ -36,6 +44,55 @@ describe('a transaction on pg directly', () => {
     } finally {
       await pool.query(`DROP TABLE ${table}`);
     }
+  });
+
+  it('sends BEGIN with the first statement once that statement is prepared on the connection: one round trip fewer', async () => {
+    const table = `tx_spec_b_${process.pid}`;
+    await pool.query(`CREATE TABLE IF NOT EXISTS ${table} (v int)`);
+    const pair = (v: number) =>
+      inPgTransaction(pool, 5000, async (tx) => {
+        await tx.$executeRawUnsafe(`INSERT INTO ${table} VALUES ($1)`, v);
+        return tx.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table} WHERE v <= $1`, v);
+      });
+    try {
+      // Each of the pool's two connections parses the statements once (BEGIN apart: 4 round trips).
+      const first = [await trips(() => pair(1)), await trips(() => pair(2))];
+      const later = [await trips(() => pair(3)), await trips(() => pair(4)), await trips(() => pair(5))];
+      expect(Math.max(...first)).toBeLessThanOrEqual(4);
+      expect(later).toEqual([3, 3, 3]);
+      await expect(pair(6)).resolves.toEqual([{ n: 6 }]);
+      expect((await pool.query(`SELECT array_agg(v ORDER BY v) AS vs FROM ${table}`)).rows[0].vs).toEqual([1, 2, 3, 4, 5, 6]);
+    } finally {
+      await pool.query(`DROP TABLE ${table}`);
+    }
+  });
+
+  it('rolls back when the statement sent with BEGIN fails, and the connection goes on with that statement prepared', async () => {
+    const table = `tx_spec_f_${process.pid}`;
+    await pool.query(`CREATE TABLE IF NOT EXISTS ${table} (v int PRIMARY KEY)`);
+    const insert = (v: number) => inPgTransaction(pool, 5000, (tx) => tx.$executeRawUnsafe(`INSERT INTO ${table} VALUES ($1)`, v));
+    try {
+      // Parsed on both connections first, so the failing statements below go with their BEGIN.
+      await Promise.all([insert(1), insert(2)]);
+      for (let i = 0; i < 4; i++) await expect(insert(1)).rejects.toThrow(/duplicate key/);
+      await expect(
+        inPgTransaction(pool, 5000, async (tx) => {
+          await tx.$executeRawUnsafe(`INSERT INTO ${table} VALUES ($1)`, 3);
+          await tx.$executeRawUnsafe(`INSERT INTO ${table} VALUES ($1)`, 2);
+        }),
+      ).rejects.toThrow(/duplicate key/);
+      await Promise.all([insert(4), insert(5)]);
+      expect((await pool.query(`SELECT array_agg(v ORDER BY v) AS vs FROM ${table}`)).rows[0].vs).toEqual([1, 2, 4, 5]);
+      // Nothing left open: every connection is idle, outside a transaction.
+      const open = await pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = 'postgres' AND state LIKE 'idle in transaction%'`);
+      expect(open.rows[0].n).toBe(0);
+    } finally {
+      await pool.query(`DROP TABLE ${table}`);
+    }
+  });
+
+  it('opens no transaction for a callback that runs no statement', async () => {
+    expect(await trips(() => inPgTransaction(pool, 5000, async () => 'nothing'))).toBe(0);
   });
 
   it('rolls back a transaction that outlives its timeout, with an error the consumers wait out', async () => {

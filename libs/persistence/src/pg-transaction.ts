@@ -1,4 +1,5 @@
 import { types, type Pool, type QueryResult } from 'pg';
+import { beginWith, canBeginWith } from './begin-with-first-statement';
 
 /**
  * The statements a store runs: raw SQL only, as tagged templates or text with parameters. Both a
@@ -70,7 +71,9 @@ export function pgStatements(pool: Pool): SqlClient {
 /**
  * BEGIN, `fn`, COMMIT; ROLLBACK if anything failed or the time ran out. Prisma's interactive
  * transaction cost about four times the CPU per statement of pg's own (ADR 0044), and every step
- * of the hot path is a raw statement, so the path's transactions run here.
+ * of the hot path is a raw statement, so the path's transactions run here. BEGIN goes with the
+ * first statement, in its round trip, where that statement is prepared on the connection already
+ * (begin-with-first-statement.ts); a callback that runs no statement opens no transaction.
  */
 export async function inPgTransaction<T>(pool: Pool, timeoutMs: number, fn: (tx: SqlClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
@@ -78,8 +81,8 @@ export async function inPgTransaction<T>(pool: Pool, timeoutMs: number, fn: (tx:
   let lost: Error | undefined;
   const onLost = (e: Error) => (lost ??= e);
   client.on('error', onLost);
+  let begun = false;
   try {
-    await client.query('BEGIN');
     let expired = false;
     const checkOpen = () => {
       if (expired) throw new TransactionTimeoutError(timeoutMs);
@@ -87,19 +90,24 @@ export async function inPgTransaction<T>(pool: Pool, timeoutMs: number, fn: (tx:
     const timer = setTimeout(() => (expired = true), timeoutMs);
     try {
       const result = await fn(
-        sqlClient((text, values) => {
+        sqlClient(async (text, values) => {
           checkOpen();
-          return client.query(preparedQuery(text, values));
+          const config = preparedQuery(text, values);
+          if (begun) return client.query(config);
+          begun = true;
+          if (canBeginWith(client, config)) return beginWith(client, config);
+          // Both queued now, so a statement the callback starts meanwhile still goes after them.
+          return (await Promise.all([client.query('BEGIN'), client.query(config)]))[1];
         }),
       );
       checkOpen();
-      await client.query('COMMIT');
+      if (begun) await client.query('COMMIT');
       return result;
     } finally {
       clearTimeout(timer);
     }
   } catch (e) {
-    await client.query('ROLLBACK').catch((r: Error) => (lost ??= r));
+    if (begun) await client.query('ROLLBACK').catch((r: Error) => (lost ??= r));
     throw e;
   } finally {
     client.off('error', onLost);

@@ -2,10 +2,10 @@ import { Logger } from '@nestjs/common';
 import { Client, Pool, type PoolClient, type QueryResult } from 'pg';
 import type { RelaySettings } from '@arvis/config';
 import { sendRefusalOf, type KafkaPublisher, type OutboundMessage, type SendRefusal } from '@arvis/kafka';
-import { handlePoolErrors, preparedQuery, SERVICE_SESSION_OPTIONS, untilDatabaseAnswers } from '@arvis/persistence';
+import { canPipelineBefore, handlePoolErrors, pipelined, preparedQuery, SERVICE_SESSION_OPTIONS, untilDatabaseAnswers } from '@arvis/persistence';
 import { endSpan, SpanKind, Tracing, withTraceHeaders, type Span, type TraceCarrier } from '@arvis/tracing';
 import { planBatch, type CandidateRow } from './plan-batch';
-import { beginLockAndCount, MAX_RELAY_SHARDS } from './relay-shard-count';
+import { beginLockAndCount, beginLockAndCountStatements, MAX_RELAY_SHARDS } from './relay-shard-count';
 import { NO_RELAY_HOOKS, type RelayHooks } from './relay-hooks';
 import { resultCopiesTotal, ResultRouter, type ResultCopyOutcome } from './result-copies';
 
@@ -453,9 +453,19 @@ export class OutboxRelay {
     const onLost = (e: Error) => (lost = e);
     client.on('error', onLost);
     try {
-      // BEGIN, the lock's try and the database's shard count in one round trip: the relay runs
-      // this at every commit anyone makes.
-      const [, lock, count] = (await client.query(beginLockAndCount(shard))) as unknown as [QueryResult, QueryResult<{ ok: boolean }>, QueryResult<{ relay_shards: number }>];
+      // BEGIN, the lock's try, the database's shard count and the batch's read in one round trip
+      // (the relay runs this at every commit anyone makes): the read is a statement of its own,
+      // after the lock's, so its snapshot sees all the last holder committed. Its rows are used only
+      // if the lock was taken and the count is this relay's. On a connection that has not prepared
+      // the read yet, the first three as one simple query and the read after the checks.
+      const read = this.candidatesQuery(seqs);
+      let lock: QueryResult<{ ok: boolean }>, count: QueryResult<{ relay_shards: number }>;
+      let candidates: QueryResult<CandidateRecord> | undefined;
+      if (canPipelineBefore(client, read)) {
+        [, lock, count, candidates] = (await pipelined(client, beginLockAndCountStatements(shard), read)) as [QueryResult, typeof lock, typeof count, QueryResult<CandidateRecord>];
+      } else {
+        [, lock, count] = (await client.query(beginLockAndCount(shard))) as unknown as [QueryResult, typeof lock, typeof count];
+      }
       // Rows are chosen by this relay's count; under another, this shard is other rows (which
       // another relay may hold under another lock). Nothing is sent: adopt it and start over.
       // Read whether or not the lock was free: a relay standing by learns the count too.
@@ -469,7 +479,7 @@ export class OutboxRelay {
         this.stats.skippedWhileAnotherRelayActive++;
         return SKIPPED;
       }
-      const { sent, ...outcome } = await this.publishLocked(client, shard, seqs);
+      const { sent, ...outcome } = await this.publishLocked(client, shard, candidates ?? (await client.query<CandidateRecord>(read)));
       if (sent.length === 0) await client.query('COMMIT');
       else await this.deleteAndCommit(client, sent);
       this.stats.published += outcome.published;
@@ -485,10 +495,14 @@ export class OutboxRelay {
     }
   }
 
-  private async publishLocked(client: PoolClient, shard: number, seqs: string[] | undefined): Promise<BatchOutcome & { sent: string[] }> {
+  /** The batch's read: the head of the queue, or of the rows the head's read gave this shard. */
+  private candidatesQuery(seqs: string[] | undefined) {
+    const params = [this.settings.batchSize, this.settings.maxMessageBytes, this.settings.maxBatchBytes];
+    return seqs === undefined ? preparedQuery(CANDIDATES, params) : preparedQuery(SHARD_CANDIDATES, [...params, seqs]);
+  }
+
+  private async publishLocked(client: PoolClient, shard: number, candidates: QueryResult<CandidateRecord>): Promise<BatchOutcome & { sent: string[] }> {
     const limits = { maxBatchBytes: this.settings.maxBatchBytes, maxMessageBytes: this.settings.maxMessageBytes };
-    const params = [this.settings.batchSize, limits.maxMessageBytes, limits.maxBatchBytes];
-    const candidates = await client.query<CandidateRecord>(seqs === undefined ? preparedQuery(CANDIDATES, params) : preparedQuery(SHARD_CANDIDATES, [...params, seqs]));
     const plan = planBatch(candidates.rows, { ...limits, maxRows: this.isolating(shard, candidates.rows[0]?.seq) ? 1 : Infinity });
     let quarantined = 0;
     for (const row of plan.tooLarge) {

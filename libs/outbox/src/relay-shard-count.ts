@@ -14,8 +14,14 @@ export const MAX_RELAY_SHARDS = 64;
  * so no parameter). Three statements: the count's read takes its own snapshot after the lock is
  * held, so it sees any change committed before (a change holds every shard's lock to its commit).
  */
-export const beginLockAndCount = (shard: number) =>
-  `BEGIN; SELECT pg_try_advisory_xact_lock(${RELAY_LOCK_KEY + shard}) AS ok; SELECT relay_shards FROM store_identity WHERE id = 1`;
+export const beginLockAndCount = (shard: number) => beginLockAndCountStatements(shard).join('; ');
+
+/** The same three statements apart, to go before the batch's read in one round trip (pipelined). */
+export const beginLockAndCountStatements = (shard: number): string[] => [
+  'BEGIN',
+  `SELECT pg_try_advisory_xact_lock(${RELAY_LOCK_KEY + shard}) AS ok`,
+  'SELECT relay_shards FROM store_identity WHERE id = 1',
+];
 
 /** What a connection must offer (a pg Client or Pool). */
 interface Queryable {

@@ -7,9 +7,10 @@ import { Stack } from './support/stack';
 import { readWholeTopic } from './support/topic-reader';
 
 // A relay publishes at every commit that writes the outbox (two per decision), so its round trips
-// to PostgreSQL are a fixed cost of every decision at low load. A batch is three: BEGIN with the
-// lock's try, the batch's read, and the DELETE of what the broker acknowledged with the COMMIT
-// (the send goes to the broker in between). The DELETE and the COMMIT were two.
+// to PostgreSQL are a fixed cost of every decision at low load. A batch is two: BEGIN with the
+// lock's try, the shard count's read and the batch's read (pipelined, once the connection has
+// prepared the read), and the DELETE of what the broker acknowledged with the COMMIT (the send
+// goes to the broker in between). They were three, and four before the DELETE took the COMMIT.
 const settings = specRelaySettings(1);
 
 describe('a relay batch', () => {
@@ -25,13 +26,17 @@ describe('a relay batch', () => {
     await db?.end();
   });
 
-  it('takes three database round trips, deletes what it sent and commits it', async () => {
+  it('takes two database round trips, deletes what it sent and commits it', async () => {
     const topic = topicsFor(stack.env.topicPrefix).intents;
-    await db.query(`INSERT INTO outbox (topic, message_key, payload) SELECT $1, 'rt-run', 'rt-' || i FROM generate_series(1, 5) AS i`, [topic]);
     const publisher = new KafkaPublisher(createKafka({ brokers: stack.env.brokers, clientId: 'relay-round-trips' }));
     await publisher.connect();
     // Not started: no LISTEN, no poll, so the only statements are the batch's own.
     const relay = new OutboxRelay(stack.env.databaseUrl, publisher, settings);
+    // A first batch prepares the read on the relay's connection (it goes apart from the lock's
+    // round trip there, once per connection): the batch measured is a later one.
+    await db.query(`INSERT INTO outbox (topic, message_key, payload) VALUES ($1, 'rt-warm', 'warm')`, [topic]);
+    await relay.publishOneBatch();
+    await db.query(`INSERT INTO outbox (topic, message_key, payload) SELECT $1, 'rt-run', 'rt-' || i FROM generate_series(1, 5) AS i`, [topic]);
     // One batch, its statements as sent. A send the broker fails (a busy CI broker) throws and
     // rolls back, as in service, where the next wake-up retries: so does this spec, up to three
     // tries, and the batch that published is the one measured. A failure shows every try.
@@ -41,7 +46,12 @@ describe('a relay batch', () => {
       for (let attempt = 0; attempt < 3 && !tries.some((t) => t.published === 5); attempt++) {
         const before = query.mock.calls.length;
         const published = await relay.publishOneBatch().catch((e: Error) => `threw: ${e.message}`);
-        const statements = query.mock.calls.slice(before).map(([arg]) => (typeof arg === 'string' ? arg : (arg as { text: string }).text));
+        // A pipelined call is one query: the statements sent before its prepared one, then that one.
+        const statements = query.mock.calls.slice(before).map(([arg]) => {
+          if (typeof arg === 'string') return arg;
+          const { text, prefix } = arg as { text: string; prefix?: string[] };
+          return prefix ? [...prefix, text].join('; ') : text;
+        });
         tries.push({ published, statements });
       }
     } finally {
@@ -51,7 +61,10 @@ describe('a relay batch', () => {
     }
     expect(tries.find((t) => t.published === 5) ?? tries).toEqual({
       published: 5,
-      statements: [expect.stringMatching(/^BEGIN; SELECT pg_try_advisory_xact_lock/), expect.any(String), expect.stringMatching(/^DELETE FROM outbox .*; COMMIT$/s)],
+      statements: [
+        expect.stringMatching(/^BEGIN; SELECT pg_try_advisory_xact_lock\(\d+\) AS ok; SELECT relay_shards FROM store_identity WHERE id = 1; \s*SELECT seq::text, bytes, loaded/),
+        expect.stringMatching(/^DELETE FROM outbox .*; COMMIT$/s),
+      ],
     });
     // Committed: another session sees the rows gone, and every one reached the topic once, in order
     // (at least once if a try failed: the broker may have kept a send whose answer was lost).

@@ -1,0 +1,74 @@
+import { Query, type PoolClient, type QueryResult } from 'pg';
+
+/** What the query config of `preparedQuery` carries; the parts pg's Query reads. */
+interface PreparedConfig {
+  name?: string;
+  text: string;
+  values: unknown[];
+  types: unknown;
+}
+
+/** pg's wire connection as its Query sees it (pg 8.23, lib/connection.js); not in @types/pg. */
+interface WireConnection {
+  parse(msg: { text: string; name?: string; types?: unknown[] }): void;
+  bind(msg: { portal?: string; statement?: string; values?: unknown[] }): void;
+  describe(msg: { type: 'P' | 'S'; name?: string }): void;
+  execute(msg: { portal?: string; rows?: number }): void;
+  parsedStatements: Record<string, string | undefined>;
+}
+
+type Callback = (e: Error | null, r: QueryResult | QueryResult[]) => void;
+
+/**
+ * Statements without parameters (`prefix`, e.g. BEGIN or an advisory lock's try), then one
+ * prepared statement, in one round trip: each prefix statement goes through the extended protocol
+ * as an unnamed Parse, Bind, Describe and Execute with no Sync of its own, so the server runs them
+ * in order and answers once (one ReadyForQuery for all). Each is its own statement: in READ
+ * COMMITTED each takes its own snapshot, so the last sees what was committed before the prefix
+ * ran (a lock taken by the prefix, say). pg's Query collects one result per statement, as for a
+ * simple query of several statements. If one fails, the server skips the rest; a prefix that began
+ * a transaction leaves it failed, for the caller's ROLLBACK.
+ *
+ * Only for a named statement this connection has already parsed: pg's client books every
+ * ParseComplete against the active query's name, which is then true already. For one not parsed
+ * yet, a failed Parse would leave pg believing it parsed, and every later use of that name on the
+ * connection would fail; `canPipelineBefore` says no and the caller sends them apart (once per
+ * text per connection).
+ */
+class PipelinedQuery extends (Query as unknown as new (config: PreparedConfig & { callback: Callback }) => object) {
+  constructor(
+    config: PreparedConfig & { callback: Callback },
+    private readonly prefix: readonly string[],
+  ) {
+    super(config);
+  }
+
+  prepare(connection: WireConnection): void {
+    for (const text of this.prefix) {
+      connection.parse({ text });
+      connection.bind({});
+      connection.describe({ type: 'P' });
+      connection.execute({});
+    }
+    (Query.prototype as unknown as { prepare(c: WireConnection): void }).prepare.call(this, connection);
+  }
+}
+
+/** Whether statements may be pipelined before `config` on `client` (see PipelinedQuery). */
+export function canPipelineBefore(client: PoolClient, config: PreparedConfig): boolean {
+  const connection = (client as unknown as { connection: WireConnection }).connection;
+  return config.name !== undefined && connection.parsedStatements[config.name] === config.text;
+}
+
+/**
+ * `prefix` (statements without parameters) and then `config`, in one round trip; the results in
+ * that order, one per statement. Only where `canPipelineBefore` said so.
+ */
+export function pipelined(client: PoolClient, prefix: readonly string[], config: PreparedConfig): Promise<QueryResult[]> {
+  if (prefix.length === 0) throw new Error('pipelined: no statement to send before the prepared one');
+  return new Promise((resolve, reject) => {
+    // pg calls back once more at ReadyForQuery after a Bind that threw; a settled promise ignores it.
+    const query = new PipelinedQuery({ ...config, callback: (e, r) => (e ? reject(e) : resolve(r as QueryResult[])) }, prefix);
+    (client as unknown as { query(q: object): void }).query(query);
+  });
+}

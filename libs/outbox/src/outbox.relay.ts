@@ -2,10 +2,10 @@ import { Logger } from '@nestjs/common';
 import { Client, Pool, type PoolClient, type QueryResult } from 'pg';
 import type { RelaySettings } from '@arvis/config';
 import { sendRefusalOf, type KafkaPublisher, type OutboundMessage, type SendRefusal } from '@arvis/kafka';
-import { canPipelineBefore, handlePoolErrors, pipelined, preparedQuery, SERVICE_SESSION_OPTIONS, untilDatabaseAnswers } from '@arvis/persistence';
+import { handlePoolErrors, pipelined, preparedQuery, SERVICE_SESSION_OPTIONS, untilDatabaseAnswers } from '@arvis/persistence';
 import { endSpan, SpanKind, Tracing, withTraceHeaders, type Span, type TraceCarrier } from '@arvis/tracing';
 import { planBatch, type CandidateRow } from './plan-batch';
-import { beginLockAndCount, beginLockAndCountStatements, MAX_RELAY_SHARDS } from './relay-shard-count';
+import { beginLockAndCountStatements, MAX_RELAY_SHARDS } from './relay-shard-count';
 import { NO_RELAY_HOOKS, type RelayHooks } from './relay-hooks';
 import { resultCopiesTotal, ResultRouter, type ResultCopyOutcome } from './result-copies';
 
@@ -456,16 +456,13 @@ export class OutboxRelay {
       // BEGIN, the lock's try, the database's shard count and the batch's read in one round trip
       // (the relay runs this at every commit anyone makes): the read is a statement of its own,
       // after the lock's, so its snapshot sees all the last holder committed. Its rows are used only
-      // if the lock was taken and the count is this relay's. On a connection that has not prepared
-      // the read yet, the first three as one simple query and the read after the checks.
-      const read = this.candidatesQuery(seqs);
-      let lock: QueryResult<{ ok: boolean }>, count: QueryResult<{ relay_shards: number }>;
-      let candidates: QueryResult<CandidateRecord> | undefined;
-      if (canPipelineBefore(client, read)) {
-        [, lock, count, candidates] = (await pipelined(client, beginLockAndCountStatements(shard), read)) as [QueryResult, typeof lock, typeof count, QueryResult<CandidateRecord>];
-      } else {
-        [, lock, count] = (await client.query(beginLockAndCount(shard))) as unknown as [QueryResult, typeof lock, typeof count];
-      }
+      // if the lock was taken and the count is this relay's.
+      const [, lock, count, candidates] = (await pipelined(client, beginLockAndCountStatements(shard), this.candidatesQuery(seqs))) as [
+        QueryResult,
+        QueryResult<{ ok: boolean }>,
+        QueryResult<{ relay_shards: number }>,
+        QueryResult<CandidateRecord>,
+      ];
       // Rows are chosen by this relay's count; under another, this shard is other rows (which
       // another relay may hold under another lock). Nothing is sent: adopt it and start over.
       // Read whether or not the lock was free: a relay standing by learns the count too.
@@ -479,7 +476,7 @@ export class OutboxRelay {
         this.stats.skippedWhileAnotherRelayActive++;
         return SKIPPED;
       }
-      const { sent, ...outcome } = await this.publishLocked(client, shard, candidates ?? (await client.query<CandidateRecord>(read)));
+      const { sent, ...outcome } = await this.publishLocked(client, shard, candidates);
       if (sent.length === 0) await client.query('COMMIT');
       else await this.deleteAndCommit(client, sent);
       this.stats.published += outcome.published;

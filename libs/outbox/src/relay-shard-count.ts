@@ -10,13 +10,11 @@ export const RELAY_LOCK_KEY = 7_276_873_010;
 export const MAX_RELAY_SHARDS = 64;
 
 /**
- * BEGIN, the shard's lock's try and the database's count, as one simple query (constants only,
- * so no parameter). Three statements: the count's read takes its own snapshot after the lock is
- * held, so it sees any change committed before (a change holds every shard's lock to its commit).
+ * BEGIN, the shard's lock's try and the database's count (constants only, so no parameter), to go
+ * before the batch's read in one round trip (pipelined). Three statements: the count's read takes
+ * its own snapshot after the lock is held, so it sees any change committed before (a change holds
+ * every shard's lock to its commit).
  */
-export const beginLockAndCount = (shard: number) => beginLockAndCountStatements(shard).join('; ');
-
-/** The same three statements apart, to go before the batch's read in one round trip (pipelined). */
 export const beginLockAndCountStatements = (shard: number): string[] => [
   'BEGIN',
   `SELECT pg_try_advisory_xact_lock(${RELAY_LOCK_KEY + shard}) AS ok`,

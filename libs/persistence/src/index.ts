@@ -1,7 +1,7 @@
 export { Database, type Tx } from './database';
 export { SERVICE_SESSION_OPTIONS } from './session-options';
 export { inPgTransaction, preparedQuery, TransactionTimeoutError, type SqlClient } from './pg-transaction';
-export { canPipelineBefore, pipelined } from './pipelined-statements';
+export { pipelined } from './pipelined-statements';
 export { lastStatementOn, NeedsTransaction, OneStatementWriter } from './one-statement-writer';
 export { readAcceptedStores, readStoreFingerprint, StoreFingerprint, fingerprintOf, STORE_IDENTITY_SQL, type StoreIdentityRow } from './store-fingerprint';
 export { applyMigrations, dropDatabase, ensureDatabase, listMigrations, MigrationError, type MigrationReport } from './migrations/apply-migrations';

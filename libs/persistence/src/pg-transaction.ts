@@ -1,5 +1,5 @@
 import { types, type Pool, type QueryResult } from 'pg';
-import { canPipelineBefore, pipelined } from './pipelined-statements';
+import { pipelined } from './pipelined-statements';
 
 /**
  * The statements a store runs: raw SQL only, as tagged templates or text with parameters. Both a
@@ -72,7 +72,7 @@ export function pgStatements(pool: Pool): SqlClient {
  * BEGIN, `fn`, COMMIT; ROLLBACK if anything failed or the time ran out. Prisma's interactive
  * transaction cost about four times the CPU per statement of pg's own (ADR 0044), and every step
  * of the hot path is a raw statement, so the path's transactions run here. BEGIN goes with the
- * first statement, in its round trip, where that statement is prepared on the connection already
+ * first statement, in its round trip where that statement is prepared on the connection already
  * (pipelined-statements.ts); a callback that runs no statement opens no transaction.
  */
 export async function inPgTransaction<T>(pool: Pool, timeoutMs: number, fn: (tx: SqlClient) => Promise<T>): Promise<T> {
@@ -95,9 +95,7 @@ export async function inPgTransaction<T>(pool: Pool, timeoutMs: number, fn: (tx:
           const config = preparedQuery(text, values);
           if (begun) return client.query(config);
           begun = true;
-          if (canPipelineBefore(client, config)) return (await pipelined(client, ['BEGIN'], config))[1];
-          // Both queued now, so a statement the callback starts meanwhile still goes after them.
-          return (await Promise.all([client.query('BEGIN'), client.query(config)]))[1];
+          return (await pipelined(client, ['BEGIN'], config))[1];
         }),
       );
       checkOpen();

@@ -1,11 +1,11 @@
-import { Query, type PoolClient, type QueryResult } from 'pg';
+import { Query, type CustomTypesConfig, type PoolClient, type QueryResult } from 'pg';
 
 /** What the query config of `preparedQuery` carries; the parts pg's Query reads. */
 interface PreparedConfig {
   name?: string;
   text: string;
   values: unknown[];
-  types: unknown;
+  types?: CustomTypesConfig;
 }
 
 /** pg's wire connection as its Query sees it (pg 8.23, lib/connection.js); not in @types/pg. */
@@ -32,8 +32,7 @@ type Callback = (e: Error | null, r: QueryResult | QueryResult[]) => void;
  * Only for a named statement this connection has already parsed: pg's client books every
  * ParseComplete against the active query's name, which is then true already. For one not parsed
  * yet, a failed Parse would leave pg believing it parsed, and every later use of that name on the
- * connection would fail; `canPipelineBefore` says no and the caller sends them apart (once per
- * text per connection).
+ * connection would fail; `pipelined` then sends them apart (once per text per connection).
  */
 class PipelinedQuery extends (Query as unknown as new (config: PreparedConfig & { callback: Callback }) => object) {
   constructor(
@@ -54,18 +53,25 @@ class PipelinedQuery extends (Query as unknown as new (config: PreparedConfig & 
   }
 }
 
-/** Whether statements may be pipelined before `config` on `client` (see PipelinedQuery). */
-export function canPipelineBefore(client: PoolClient, config: PreparedConfig): boolean {
+/** Whether statements may go before `config` in its round trip on `client` (see PipelinedQuery). */
+function canPipelineBefore(client: PoolClient, config: PreparedConfig): boolean {
   const connection = (client as unknown as { connection: WireConnection }).connection;
   return config.name !== undefined && connection.parsedStatements[config.name] === config.text;
 }
 
 /**
- * `prefix` (statements without parameters) and then `config`, in one round trip; the results in
- * that order, one per statement. Only where `canPipelineBefore` said so.
+ * `prefix` (statements without parameters) and then `config`; the results in that order, one per
+ * statement. One round trip where `config` is prepared on the connection already; otherwise two
+ * (the prefix as one simple query, `config` queued right behind it, so a statement the caller
+ * starts meanwhile still goes after both), and `config` is parsed for the next time.
  */
-export function pipelined(client: PoolClient, prefix: readonly string[], config: PreparedConfig): Promise<QueryResult[]> {
+export async function pipelined(client: PoolClient, prefix: readonly string[], config: PreparedConfig): Promise<QueryResult[]> {
   if (prefix.length === 0) throw new Error('pipelined: no statement to send before the prepared one');
+  if (!canPipelineBefore(client, config)) {
+    const [head, last] = await Promise.all([client.query(prefix.join('; ')) as Promise<QueryResult | QueryResult[]>, client.query(config)]);
+    // pg gives a simple query of one statement one result, of several a list.
+    return [...(Array.isArray(head) ? head : [head]), last];
+  }
   return new Promise((resolve, reject) => {
     // pg calls back once more at ReadyForQuery after a Bind that threw; a settled promise ignores it.
     const query = new PipelinedQuery({ ...config, callback: (e, r) => (e ? reject(e) : resolve(r as QueryResult[])) }, prefix);

@@ -1,4 +1,4 @@
-import { CanonicalizationError, canonicalJson, canonicalJsonWithMember } from './canonical-json';
+import { CanonicalizationError, canonicalJson, canonicalJsonWithCanonicalMember, canonicalJsonWithMember } from './canonical-json';
 
 // The splice must give byte for byte what canonicalJson gives for the object with the member:
 // the authorizer's body hash (the inbox's redelivery check) depends on it.
@@ -30,5 +30,20 @@ describe('canonicalJsonWithMember', () => {
     expect(() => canonicalJsonWithMember('[1]', 'a', 2)).toThrow(CanonicalizationError);
     expect(() => canonicalJsonWithMember('{}', 'a', '\ud800')).toThrow(CanonicalizationError);
     expect(() => canonicalJsonWithMember('{}', '\ud800', 1)).toThrow(CanonicalizationError);
+  });
+});
+
+describe('canonicalJsonWithCanonicalMember', () => {
+  it.each([
+    ['an object value sorted last', { capabilityId: 'c', idempotencyKey: 'k' }, 'snapshot', { b: [1, { d: '"}' }], a: '\u20ac' }],
+    ['a value sorted first', { b: 1 }, 'a', [true, null, 0.5]],
+    ['an empty object', {}, 'k', { x: {} }],
+  ])('splices a canonical text as canonicalJson would have written the value: %s', (_what, object, key, value) => {
+    expect(canonicalJsonWithCanonicalMember(canonicalJson(object), key, canonicalJson(value))).toBe(canonicalJson({ ...object, [key]: value }));
+  });
+
+  it('refuses a member the object already has and text that is no object', () => {
+    expect(() => canonicalJsonWithCanonicalMember(canonicalJson({ a: 1 }), 'a', '2')).toThrow(CanonicalizationError);
+    expect(() => canonicalJsonWithCanonicalMember('[1]', 'a', '2')).toThrow(CanonicalizationError);
   });
 });

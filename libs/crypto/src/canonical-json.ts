@@ -130,10 +130,20 @@ function stringEnd(text: string, i: number): number {
  */
 export function canonicalJsonWithMember(canonicalObject: string, key: string, value: unknown): string {
   // A string's JCS form is ECMAScript's JSON.stringify of it (RFC 8785 3.2.2.2) once lone
-  // surrogates are refused: no walk is needed for the key or for a string value (a token).
-  assertString(key, [key], 'property name');
+  // surrogates are refused: no walk is needed for a string value (a token).
   if (typeof value === 'string') assertString(value, [key], 'string');
-  const member = `${JSON.stringify(key)}:${typeof value === 'string' ? JSON.stringify(value) : canonicalJson(value)}`;
+  return canonicalJsonWithCanonicalMember(canonicalObject, key, typeof value === 'string' ? JSON.stringify(value) : canonicalJson(value));
+}
+
+/**
+ * As canonicalJsonWithMember, for a value whose canonical text the caller has already (a payload
+ * canonicalised once and both stored and committed to, ADR 0049). The value's text is spliced in
+ * unchecked: text that is not the value's canonical form gives other bytes, and so another hash,
+ * than the same value canonicalised here would.
+ */
+export function canonicalJsonWithCanonicalMember(canonicalObject: string, key: string, canonicalValue: string): string {
+  assertString(key, [key], 'property name');
+  const member = `${JSON.stringify(key)}:${canonicalValue}`;
   if (canonicalObject.length < 2 || canonicalObject[0] !== '{' || canonicalObject[canonicalObject.length - 1] !== '}') {
     throw new CanonicalizationError('canonical text is not an object');
   }

@@ -8,6 +8,7 @@ describe('@arvis/crypto public surface', () => {
         'CanonicalizationError',
         'GENESIS_HASH',
         'canonicalJson',
+        'canonicalJsonWithCanonicalMember',
         'canonicalJsonWithMember',
         'chainHash',
         'chainLink',

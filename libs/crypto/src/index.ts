@@ -1,6 +1,6 @@
 // Public surface of @arvis/crypto: canonical JSON (RFC 8785), SHA-256 commitments, the journal's
 // chain hash, deep freezing, and Ed25519 signatures over canonical JSON. No domain types here.
-export { CanonicalizationError, canonicalJson, canonicalJsonWithMember } from './canonical-json';
+export { CanonicalizationError, canonicalJson, canonicalJsonWithCanonicalMember, canonicalJsonWithMember } from './canonical-json';
 export { sha256Hex, commitment } from './hash';
 export { GENESIS_HASH, chainHash, chainLink } from './chain-hash';
 export { deepFreeze } from './deep-freeze';

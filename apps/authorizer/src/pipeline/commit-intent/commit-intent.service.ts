@@ -255,6 +255,7 @@ export class CommitIntentService extends IntentSink {
     const intentCommitment = intentCommitmentOf(material);
     const receipt = this.receiptOf(a, intentCommitment, position, committedAt);
     const unsigned = this.unsignedMessage(a, material, intentCommitment, receipt);
+    const snapshot = canonicalJson(a.snapshot);
     return {
       a,
       topic: route.topic,
@@ -278,10 +279,10 @@ export class CommitIntentService extends IntentSink {
           capabilityId,
           intentCommitment,
           effectContextCommitment: ctxCommitment,
-          snapshot: a.snapshot,
+          snapshotCanonical: snapshot,
           idempotencyKey: a.idempotencyKey,
         }),
-        snapshot: canonicalJson(a.snapshot),
+        snapshot,
       },
       message: signCanonical(unsigned, this.signingKey) as IntentMessage,
     };

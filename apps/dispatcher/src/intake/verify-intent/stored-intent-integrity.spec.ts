@@ -1,5 +1,5 @@
 import { capabilityCommitmentOf, freezePayload, intentCommitmentOf, type AuthorizedEffectContext } from '@arvis/effect-context';
-import { commitment } from '@arvis/crypto';
+import { canonicalJson, commitment } from '@arvis/crypto';
 import type { CapabilityForActivation } from '@arvis/lifecycle';
 import type { StoredIntent } from './match-stored-intent';
 import { checkStoredIntegrity } from './stored-intent-integrity';
@@ -42,15 +42,16 @@ function minted(): { stored: StoredIntent; capability: CapabilityForActivation }
     committedAt: new Date(),
   };
   stored.intentCommitment = intentCommitmentOf(stored);
-  const snapshot = { riskScore: 0.1, confirmed: false };
+  // As the authorizer stores it: canonical text.
+  const snapshot = canonicalJson({ riskScore: 0.1, confirmed: false });
   const capability = {
     capabilityId: 'c-1',
-    snapshot: JSON.stringify(snapshot),
+    snapshot,
     commitment: capabilityCommitmentOf({
       capabilityId: 'c-1',
       intentCommitment: stored.intentCommitment,
       effectContextCommitment: stored.effectContextCommitment,
-      snapshot,
+      snapshotCanonical: snapshot,
       idempotencyKey: stored.idempotencyKey,
     }),
   };
@@ -83,6 +84,9 @@ describe('checkStoredIntegrity', () => {
       ok: false,
       detail: 'the capability does not match its commitment',
     });
+    // The same value, rewritten out of canonical form (keys reordered, a space): the stored text is what is committed to.
+    expect(checkStoredIntegrity(stored, { ...capability, snapshot: '{"riskScore":0.1,"confirmed":false}' }).ok).toBe(false);
+    expect(checkStoredIntegrity(stored, { ...capability, snapshot: '{"confirmed":false, "riskScore":0.1}' }).ok).toBe(false);
     expect(checkStoredIntegrity(stored, { ...capability, snapshot: null }).ok).toBe(false);
     expect(checkStoredIntegrity(stored, undefined).ok).toBe(false);
   });

@@ -10,7 +10,8 @@ export type Integrity =
  * What a tool will be handed comes from the stored intent, so before any activation the
  * dispatcher recomputes everything from it: the payload's SHA-256 from the canonical text, the
  * effect context's commitment from the stored context, and the capability's commitment from
- * both and the snapshot. A row changed after commit fails one of them.
+ * both and the snapshot's stored text (as stored: a snapshot rewritten, even to an equal value,
+ * fails). A row changed after commit fails one of them.
  */
 export function checkStoredIntegrity(stored: StoredIntent, capability: CapabilityForActivation | undefined): Integrity {
   if (!capability?.snapshot) return { ok: false, detail: 'the capability has no stored snapshot' };
@@ -39,7 +40,7 @@ function capabilityMatches(stored: StoredIntent, capability: CapabilityForActiva
         capabilityId: capability.capabilityId,
         intentCommitment: stored.intentCommitment,
         effectContextCommitment: stored.effectContextCommitment,
-        snapshot: JSON.parse(capability.snapshot!),
+        snapshotCanonical: capability.snapshot!,
         idempotencyKey: stored.idempotencyKey,
       }) === capability.commitment
     );

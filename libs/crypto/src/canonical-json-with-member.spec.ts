@@ -1,4 +1,4 @@
-import { CanonicalizationError, canonicalJson, canonicalJsonWithCanonicalMember, canonicalJsonWithMember } from './canonical-json';
+import { CanonicalizationError, canonicalJson, canonicalJsonWithCanonicalMember, canonicalJsonWithMember, compactJsonWithoutMember } from './canonical-json';
 
 // The splice must give byte for byte what canonicalJson gives for the object with the member:
 // the authorizer's body hash (the inbox's redelivery check) depends on it.
@@ -45,5 +45,25 @@ describe('canonicalJsonWithCanonicalMember', () => {
   it('refuses a member the object already has and text that is no object', () => {
     expect(() => canonicalJsonWithCanonicalMember(canonicalJson({ a: 1 }), 'a', '2')).toThrow(CanonicalizationError);
     expect(() => canonicalJsonWithCanonicalMember('[1]', 'a', '2')).toThrow(CanonicalizationError);
+  });
+});
+
+describe('compactJsonWithoutMember', () => {
+  const object = { a: [1, { signature: '}' }], m: '"signature":1', signature: { keyId: 'k', value: 'v' }, z: { signature: 2 } };
+
+  it.each([
+    ['a middle member', object],
+    ['the first member', { signature: 1, z: 2 }],
+    ['the last member', { a: 1, signature: [1, '"'] }],
+    ['the only member', { signature: 'x' }],
+  ])('splices the top-level member out of canonical text: %s', (_what, value) => {
+    const { signature: _removed, ...rest } = value as Record<string, unknown>;
+    expect(compactJsonWithoutMember(canonicalJson(value), 'signature')).toBe(canonicalJson(rest));
+  });
+
+  it('finds nothing in text with spaces between members, without the member at its top level, or that is no object', () => {
+    expect(compactJsonWithoutMember(JSON.stringify(object, null, 1), 'signature')).toBeUndefined();
+    expect(compactJsonWithoutMember(canonicalJson({ a: { signature: 1 }, b: 'signature' }), 'signature')).toBeUndefined();
+    expect(compactJsonWithoutMember('["signature",1]', 'signature')).toBeUndefined();
   });
 });

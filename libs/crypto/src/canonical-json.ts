@@ -167,3 +167,35 @@ export function canonicalJsonWithCanonicalMember(canonicalObject: string, key: s
   }
   return `${canonicalObject.slice(0, -1)},${member}}`;
 }
+
+/**
+ * The text of a compact JSON object without its top-level member `key`, spliced out where it
+ * stands; undefined if the text is not a compact object (no whitespace between members) or has
+ * no such member at its top level. The inverse of canonicalJsonWithCanonicalMember on canonical
+ * text; on any other text it is only a candidate, which a check of its own (a signature over
+ * those bytes) must accept.
+ */
+export function compactJsonWithoutMember(text: string, key: string): string | undefined {
+  if (text.length < 2 || text[0] !== '{' || text[text.length - 1] !== '}') return undefined;
+  let depth = 0;
+  let memberStart = 1;
+  let found = -1;
+  for (let i = 1; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      const end = stringEnd(text, i);
+      if (depth === 0 && i === memberStart && found < 0 && text.charCodeAt(end) === 0x3a) {
+        if (JSON.parse(text.slice(i, end)) === key) found = i;
+      }
+      i = end - 1;
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c && depth === 0) {
+      if (found >= 0) return `${text.slice(0, found)}${text.slice(i + 1)}`;
+      memberStart = i + 1;
+    }
+  }
+  if (found < 0) return undefined;
+  // The last member: the comma before it goes with it.
+  return found === 1 ? '{}' : `${text.slice(0, found - 1)}}`;
+}

@@ -1,6 +1,6 @@
 import { verify, type KeyObject } from 'node:crypto';
 import { canonicalJson } from './canonical-json';
-import { signCanonical, verifyCanonicalSignature, type SigningKey } from './canonical-signature';
+import { signCanonical, signCanonicalText, verifyCanonicalSignature, type SigningKey } from './canonical-signature';
 import { generateEd25519KeyPair, loadEd25519PrivateKey, loadEd25519PublicKey } from './ed25519-keys';
 
 function keyPair(keyId: string): { signing: SigningKey; publicKey: KeyObject } {
@@ -125,5 +125,47 @@ describe('signCanonical / verifyCanonicalSignature', () => {
   it('signCanonical refuses a non-Ed25519 key or empty keyId', () => {
     expect(() => signCanonical(intent, { keyId: '', privateKey: k1.signing.privateKey })).toThrow(/keyId/);
     expect(() => signCanonical(intent, { keyId: 'x', privateKey: k1.publicKey })).toThrow(/Ed25519 private/);
+  });
+
+  describe('with the wire text (ADR 0091)', () => {
+    const nested = { ...intent, payload: { signature: 'not the one', list: ['"signature":', { z: '}' }] }, runId: '\u20ac\ud83d\ude00' };
+
+    it('signCanonicalText gives the signed message and its canonical text', () => {
+      const { signed, text } = signCanonicalText(nested, k1.signing);
+      expect(signed).toEqual(signCanonical(nested, k1.signing));
+      expect(text).toBe(canonicalJson(signed));
+      expect(JSON.parse(text)).toEqual(signed);
+    });
+
+    it('verifies the text as it came, without canonicalising the message', () => {
+      const { text } = signCanonicalText(nested, k1.signing);
+      // A message JCS cannot represent: only a check over the text itself can accept it.
+      const unrepresentable = { ...JSON.parse(text), extra: 1n } as Record<string, unknown>;
+      expect(verifyCanonicalSignature(unrepresentable, keyring)).toMatchObject({ ok: false, detail: expect.stringMatching(/no canonical form/) });
+      expect(verifyCanonicalSignature(unrepresentable, keyring, text)).toEqual({ ok: true, keyId: k1.signing.keyId });
+    });
+
+    it('still verifies another producer\'s spelling of a signed message, by canonicalising it', () => {
+      const signed = signCanonical(nested, k1.signing);
+      for (const text of [JSON.stringify({ signature: signed.signature, ...nested }), JSON.stringify(signed, null, 2)]) {
+        expect(verifyCanonicalSignature(JSON.parse(text) as Record<string, unknown>, keyring, text)).toEqual({ ok: true, keyId: k1.signing.keyId });
+      }
+    });
+
+    it.each<[string, (text: string) => string]>([
+      ['a field changed in the text', (t) => t.replace('"tool":"email.send"', '"tool":"email.drop"')],
+      ['a member added after the signature', (t) => `${t.slice(0, -1)},"retry":{"attempt":1}}`],
+      // The parse keeps the last one, another message's: neither the text nor the parse verifies.
+      ['a second signature member', (t) => `${t.slice(0, -1)},"signature":${JSON.stringify(signCanonical({ ...intent, tool: 'x' }, k1.signing).signature)}}`],
+    ])('refuses %s', (_label, tamper) => {
+      const text = tamper(signCanonicalText(nested, k1.signing).text);
+      let message: Record<string, unknown>;
+      try {
+        message = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        throw new Error(`the tampered text is not JSON: ${text}`);
+      }
+      expect(verifyCanonicalSignature(message, keyring, text).ok).toBe(false);
+    });
   });
 });

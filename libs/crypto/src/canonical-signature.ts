@@ -1,5 +1,5 @@
 import { sign, verify, type KeyObject } from 'node:crypto';
-import { canonicalJson } from './canonical-json';
+import { canonicalJson, canonicalJsonWithCanonicalMember, compactJsonWithoutMember } from './canonical-json';
 
 /** The authorizer's current signing key; keyId names it in the message for rotation. */
 export type SigningKey = { keyId: string; privateKey: KeyObject };
@@ -24,22 +24,44 @@ export function signCanonical<T extends Record<string, unknown>>(
   message: T,
   key: SigningKey,
 ): T & { signature: { keyId: string; value: string } } {
+  return signCanonicalText(message, key).signed;
+}
+
+/**
+ * signCanonical, with the signed message's wire text: its RFC 8785 form, the signed bytes with
+ * the signature member spliced in. A verifier given that text checks the signature over the text
+ * without its signature member, with no canonicalisation of its own (ADR 0091).
+ */
+export function signCanonicalText<T extends Record<string, unknown>>(
+  message: T,
+  key: SigningKey,
+): { signed: T & { signature: { keyId: string; value: string } }; text: string } {
   if (typeof key?.keyId !== 'string' || key.keyId === '') throw new Error('signCanonical: keyId must be a non-empty string');
   if (key.privateKey?.type !== 'private' || key.privateKey.asymmetricKeyType !== 'ed25519') {
     throw new Error('signCanonical: privateKey must be an Ed25519 private KeyObject');
   }
   const body = withoutSignature(message);
-  const value = sign(null, Buffer.from(canonicalJson(body), 'utf8'), key.privateKey).toString('base64url');
-  return { ...body, signature: { keyId: key.keyId, value } } as T & { signature: { keyId: string; value: string } };
+  const bodyText = canonicalJson(body);
+  const signature = { keyId: key.keyId, value: sign(null, Buffer.from(bodyText, 'utf8'), key.privateKey).toString('base64url') };
+  return {
+    signed: { ...body, signature } as T & { signature: { keyId: string; value: string } },
+    text: canonicalJsonWithCanonicalMember(bodyText, 'signature', canonicalJson(signature)),
+  };
 }
 
 /**
  * Verifies a message signed by signCanonical against a keyring. Never throws: anything wrong
  * (including a body JCS cannot represent) is ok:false with a detail fit for a DLQ record.
+ * `text`: the text `message` was parsed from. When it is the signer's wire text (signCanonicalText),
+ * the signature is checked over it without its signature member, and the message is not
+ * canonicalised: bytes the signature accepts are the bytes that were signed, and `message`, their
+ * parse, holds nothing else (the signed body has no signature member, so the text has one). Any
+ * other text (another producer's key order or spacing) falls back to canonicalising `message`.
  */
 export function verifyCanonicalSignature(
   message: Record<string, unknown>,
   keyring: VerificationKeyring,
+  text?: string,
 ): SignatureVerification {
   try {
     if (message === null || typeof message !== 'object' || Array.isArray(message)) {
@@ -66,13 +88,16 @@ export function verifyCanonicalSignature(
     if (bytes.length !== 64 || bytes.toString('base64url') !== value) {
       return { ok: false, detail: 'signature value is not a base64url Ed25519 signature' };
     }
+    const signedText = text === undefined ? undefined : compactJsonWithoutMember(text, 'signature');
+    if (signedText !== undefined && verify(null, Buffer.from(signedText, 'utf8'), publicKey, bytes)) return { ok: true, keyId };
     let canonical: string;
     try {
       canonical = canonicalJson(withoutSignature(message));
     } catch (err) {
       return { ok: false, detail: `message body has no canonical form: ${(err as Error).message}` };
     }
-    if (!verify(null, Buffer.from(canonical, 'utf8'), publicKey, bytes)) {
+    // Already refused over these very bytes: no second check.
+    if (canonical === signedText || !verify(null, Buffer.from(canonical, 'utf8'), publicKey, bytes)) {
       return { ok: false, detail: `signature does not match message body (keyId ${JSON.stringify(keyId)})` };
     }
     return { ok: true, keyId };

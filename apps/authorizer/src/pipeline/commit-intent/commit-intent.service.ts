@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { clipText, SPEC_VERSION, type IntentMessage, type UnsignedIntentMessage } from '@arvis/contracts';
 import { capabilityCommitmentOf, effectContextCommitment, intentCommitmentOf, type IntentCommitmentMaterial } from '@arvis/effect-context';
-import { canonicalJson, commitment, loadEd25519PrivateKey, signCanonical, type SigningKey } from '@arvis/crypto';
+import { canonicalJson, commitment, loadEd25519PrivateKey, signCanonicalText, type SigningKey } from '@arvis/crypto';
 import { CapabilityStore, ConfirmationNotReservable, ConfirmationStore, type MintedCapability } from '@arvis/lifecycle';
 import { outboxInsertFrom } from '@arvis/outbox';
 import { insertParts, NeedsTransaction, Prisma, StoreFingerprint, unnestOf, type ColumnMap, type InsertPart, type Tx } from '@arvis/persistence';
@@ -24,6 +24,8 @@ export interface Prepared {
   intent: Prisma.IntentCreateManyInput;
   capability: MintedCapability;
   message: IntentMessage;
+  /** The message's wire text: its canonical form, which the dispatcher verifies without canonicalising (ADR 0091). */
+  messageText: string;
   /** The intents topic of the tool's pool (ADR 0080). */
   topic: string;
   /** Sent with the intent message as traceparent/tracestate (ADR 0028). */
@@ -256,6 +258,7 @@ export class CommitIntentService extends IntentSink {
     const receipt = this.receiptOf(a, intentCommitment, position, committedAt);
     const unsigned = this.unsignedMessage(a, material, intentCommitment, receipt);
     const snapshot = canonicalJson(a.snapshot);
+    const { signed, text } = signCanonicalText(unsigned, this.signingKey);
     return {
       a,
       topic: route.topic,
@@ -284,7 +287,8 @@ export class CommitIntentService extends IntentSink {
         }),
         snapshot,
       },
-      message: signCanonical(unsigned, this.signingKey) as IntentMessage,
+      message: signed as IntentMessage,
+      messageText: text,
     };
   }
 
@@ -295,7 +299,7 @@ export class CommitIntentService extends IntentSink {
    */
   protected async record(tx: Tx, prepared: Prepared[]): Promise<InsertPart[]> {
     if (prepared.length === 0) return [];
-    for (const p of prepared) p.intent.message = JSON.stringify(p.message);
+    for (const p of prepared) p.intent.message = p.messageText;
     // approved -> reserved by this capability, only for exactly this action and while the grant
     // lasts (database time); anything else leaves the confirmation untouched.
     await this.confirmations.reserve(

@@ -38,7 +38,8 @@ export function verifyIntentMessages(
       continue;
     }
     const intent = parsed.value as IntentMessage;
-    const sig = verifyCanonicalSignature(intent as unknown as Record<string, unknown>, opts.keyring);
+    // With its text: the authorizer's canonical wire text is verified as it came (ADR 0091).
+    const sig = verifyCanonicalSignature(intent as unknown as Record<string, unknown>, opts.keyring, message.value!.toString('utf8'));
     if (!sig.ok) {
       out.deadLetters.push(deadLetterRow(message, opts.dlqTopic, 'untrusted_tool_authorization_outcome', sig.detail, opts.receivedAt, opts.maxRawBytes));
       continue;

@@ -135,6 +135,42 @@ export function canonicalJsonWithMember(canonicalObject: string, key: string, va
   return canonicalJsonWithCanonicalMember(canonicalObject, key, typeof value === 'string' ? JSON.stringify(value) : canonicalJson(value));
 }
 
+/** A top-level member of a compact object's text: where it starts, its key, and its end (the comma or closing brace after it). */
+interface MemberSpan {
+  start: number;
+  key: string;
+  end: number;
+}
+
+/**
+ * The top-level members of a compact JSON object's text (no whitespace between members), in
+ * order; undefined if the text is not an object. Keys are found by a scan that skips strings and
+ * nested values, so look-alike keys inside them are not members.
+ */
+function topLevelMembers(text: string): MemberSpan[] | undefined {
+  if (text.length < 2 || text[0] !== '{' || text[text.length - 1] !== '}') return undefined;
+  const members: MemberSpan[] = [];
+  let depth = 0;
+  let memberStart = 1;
+  let key: string | undefined;
+  for (let i = 1; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      const end = stringEnd(text, i);
+      if (depth === 0 && i === memberStart && text.charCodeAt(end) === 0x3a) key = JSON.parse(text.slice(i, end)) as string;
+      i = end - 1;
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c && depth === 0) {
+      if (key !== undefined) members.push({ start: memberStart, key, end: i });
+      key = undefined;
+      memberStart = i + 1;
+    }
+  }
+  if (key !== undefined) members.push({ start: memberStart, key, end: text.length - 1 });
+  return members;
+}
+
 /**
  * As canonicalJsonWithMember, for a value whose canonical text the caller has already (a payload
  * canonicalised once and both stored and committed to, ADR 0049). The value's text is spliced in
@@ -144,26 +180,13 @@ export function canonicalJsonWithMember(canonicalObject: string, key: string, va
 export function canonicalJsonWithCanonicalMember(canonicalObject: string, key: string, canonicalValue: string): string {
   assertString(key, [key], 'property name');
   const member = `${JSON.stringify(key)}:${canonicalValue}`;
-  if (canonicalObject.length < 2 || canonicalObject[0] !== '{' || canonicalObject[canonicalObject.length - 1] !== '}') {
-    throw new CanonicalizationError('canonical text is not an object');
-  }
-  if (canonicalObject === '{}') return `{${member}}`;
-  let depth = 0;
-  let memberStart = 1;
-  for (let i = 1; i < canonicalObject.length - 1; i++) {
-    const c = canonicalObject.charCodeAt(i);
-    if (c === 0x22) {
-      const end = stringEnd(canonicalObject, i);
-      if (depth === 0 && i === memberStart) {
-        const existing = JSON.parse(canonicalObject.slice(i, end)) as string;
-        if (existing === key) throw new CanonicalizationError(`object already has member ${JSON.stringify(key)}`);
-        // JavaScript compares strings by UTF-16 code units, as RFC 8785 sorts keys.
-        if (key < existing) return `${canonicalObject.slice(0, i)}${member},${canonicalObject.slice(i)}`;
-      }
-      i = end - 1;
-    } else if (c === 0x7b || c === 0x5b) depth++;
-    else if (c === 0x7d || c === 0x5d) depth--;
-    else if (c === 0x2c && depth === 0) memberStart = i + 1;
+  const members = topLevelMembers(canonicalObject);
+  if (members === undefined) throw new CanonicalizationError('canonical text is not an object');
+  if (members.length === 0) return `{${member}}`;
+  for (const m of members) {
+    if (m.key === key) throw new CanonicalizationError(`object already has member ${JSON.stringify(key)}`);
+    // JavaScript compares strings by UTF-16 code units, as RFC 8785 sorts keys.
+    if (key < m.key) return `${canonicalObject.slice(0, m.start)}${member},${canonicalObject.slice(m.start)}`;
   }
   return `${canonicalObject.slice(0, -1)},${member}}`;
 }
@@ -176,26 +199,10 @@ export function canonicalJsonWithCanonicalMember(canonicalObject: string, key: s
  * those bytes) must accept.
  */
 export function compactJsonWithoutMember(text: string, key: string): string | undefined {
-  if (text.length < 2 || text[0] !== '{' || text[text.length - 1] !== '}') return undefined;
-  let depth = 0;
-  let memberStart = 1;
-  let found = -1;
-  for (let i = 1; i < text.length - 1; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      const end = stringEnd(text, i);
-      if (depth === 0 && i === memberStart && found < 0 && text.charCodeAt(end) === 0x3a) {
-        if (JSON.parse(text.slice(i, end)) === key) found = i;
-      }
-      i = end - 1;
-    } else if (c === 0x7b || c === 0x5b) depth++;
-    else if (c === 0x7d || c === 0x5d) depth--;
-    else if (c === 0x2c && depth === 0) {
-      if (found >= 0) return `${text.slice(0, found)}${text.slice(i + 1)}`;
-      memberStart = i + 1;
-    }
-  }
-  if (found < 0) return undefined;
+  const members = topLevelMembers(text);
+  const m = members?.find((x) => x.key === key);
+  if (m === undefined) return undefined;
+  if (m.end < text.length - 1) return `${text.slice(0, m.start)}${text.slice(m.end + 1)}`;
   // The last member: the comma before it goes with it.
-  return found === 1 ? '{}' : `${text.slice(0, found - 1)}}`;
+  return m.start === 1 ? '{}' : `${text.slice(0, m.start - 1)}}`;
 }

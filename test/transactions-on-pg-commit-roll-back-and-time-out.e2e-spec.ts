@@ -91,6 +91,62 @@ describe('a transaction on pg directly', () => {
     }
   });
 
+  it('sends statements issued before any is awaited in one round trip once they are prepared, each with its own answer, in the order issued', async () => {
+    const table = `tx_spec_p_${process.pid}`;
+    await pool.query(`CREATE TABLE IF NOT EXISTS ${table} (v int)`);
+    // A write whose answer is wanted later, then a read that must see it: issued together.
+    const together = (v: number) =>
+      inPgTransaction(pool, 5000, async (tx) => {
+        const written = tx.$executeRawUnsafe(`INSERT INTO ${table} SELECT g FROM generate_series($1::int, $1::int + 1) g`, v);
+        const seen = tx.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table} WHERE v >= $1`, v);
+        return [await written, await seen];
+      });
+    try {
+      const first = [await trips(() => together(10)), await trips(() => together(20))];
+      const later = [await trips(() => together(30)), await trips(() => together(40))];
+      // Before: BEGIN with the INSERT, the SELECT, the COMMIT (3); now the INSERT, the SELECT and BEGIN go as one (2).
+      expect(Math.max(...first)).toBeLessThanOrEqual(4);
+      expect(later).toEqual([2, 2]);
+      await expect(together(50)).resolves.toEqual([2, [{ n: 2 }]]);
+      expect((await pool.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n).toBe(10);
+    } finally {
+      await pool.query(`DROP TABLE ${table}`);
+    }
+  });
+
+  it('fails every statement of a round trip when one of them fails, rolls back, and loses no unawaited rejection', async () => {
+    const table = `tx_spec_q_${process.pid}`;
+    await pool.query(`CREATE TABLE IF NOT EXISTS ${table} (v int PRIMARY KEY)`);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    const pairOf = (a: number, b: number, awaitFirst: boolean) =>
+      inPgTransaction(pool, 5000, async (tx) => {
+        const first = tx.$executeRawUnsafe(`INSERT INTO ${table} VALUES ($1)`, a);
+        const second = tx.$executeRawUnsafe(`INSERT INTO ${table} VALUES ($1)`, b);
+        if (awaitFirst) await first;
+        return second;
+      });
+    try {
+      // Both connections parse the INSERT first.
+      await Promise.all([pairOf(1, 2, true), pairOf(3, 4, true)]);
+      // The first fails: the second (sent with it) fails too, and neither stays.
+      await expect(pairOf(1, 5, true)).rejects.toThrow(/duplicate key/);
+      // The first fails and is never awaited: the error still ends the transaction, and is handled.
+      await expect(pairOf(3, 6, false)).rejects.toThrow(/duplicate key|current transaction is aborted/);
+      // The second fails: the first, which succeeded on the server, is rolled back with it.
+      await expect(pairOf(7, 2, true)).rejects.toThrow(/duplicate key/);
+      await new Promise((r) => setImmediate(r));
+      expect(unhandled).toEqual([]);
+      expect((await pool.query(`SELECT array_agg(v ORDER BY v) AS vs FROM ${table}`)).rows[0].vs).toEqual([1, 2, 3, 4]);
+      const open = await pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = 'postgres' AND state LIKE 'idle in transaction%'`);
+      expect(open.rows[0].n).toBe(0);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await pool.query(`DROP TABLE ${table}`);
+    }
+  });
+
   it('opens no transaction for a callback that runs no statement', async () => {
     expect(await trips(() => inPgTransaction(pool, 5000, async () => 'nothing'))).toBe(0);
   });

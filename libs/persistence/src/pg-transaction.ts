@@ -1,5 +1,5 @@
 import { types, type Pool, type QueryResult } from 'pg';
-import { pipelined } from './pipelined-statements';
+import { isPreparedOn, pipelined, pipelinedPrepared, type PreparedConfig } from './pipelined-statements';
 
 /**
  * The statements a store runs: raw SQL only, as tagged templates or text with parameters. Both a
@@ -53,13 +53,25 @@ export function preparedQuery(text: string, values: unknown[]): { name?: string;
   return { name: nameOf(text), text, values, types: parsers };
 }
 
+/**
+ * A statement's answer, marked handled: one issued and not awaited when its round trip fails
+ * (a sibling failed, the transaction ends) must not be an unhandled rejection, which would end the
+ * process; whoever awaits it still gets the error.
+ */
+function handled<T>(answer: Promise<T>): Promise<T> {
+  answer.catch(() => undefined);
+  return answer;
+}
+
 /** The four raw-statement methods over one way of running a named statement. */
 function sqlClient(run: (text: string, values: unknown[]) => Promise<QueryResult>): SqlClient {
+  const rows = <T>(r: QueryResult) => r.rows as T;
+  const count = (r: QueryResult) => r.rowCount ?? 0;
   return {
-    $queryRaw: async <T>(strings: TemplateStringsArray, ...values: unknown[]) => (await run(textOf(strings), values)).rows as T,
-    $executeRaw: async (strings: TemplateStringsArray, ...values: unknown[]) => (await run(textOf(strings), values)).rowCount ?? 0,
-    $queryRawUnsafe: async <T>(sql: string, ...values: unknown[]) => (await run(sql, values)).rows as T,
-    $executeRawUnsafe: async (sql: string, ...values: unknown[]) => (await run(sql, values)).rowCount ?? 0,
+    $queryRaw: <T>(strings: TemplateStringsArray, ...values: unknown[]) => handled(run(textOf(strings), values).then(rows<T>)),
+    $executeRaw: (strings: TemplateStringsArray, ...values: unknown[]) => handled(run(textOf(strings), values).then(count)),
+    $queryRawUnsafe: <T>(sql: string, ...values: unknown[]) => handled(run(sql, values).then(rows<T>)),
+    $executeRawUnsafe: (sql: string, ...values: unknown[]) => handled(run(sql, values).then(count)),
   };
 }
 
@@ -68,12 +80,25 @@ export function pgStatements(pool: Pool): SqlClient {
   return sqlClient((text, values) => pool.query(preparedQuery(text, values)));
 }
 
+/** A statement a transaction's callback issued, not sent yet. */
+interface Issued {
+  config: PreparedConfig;
+  resolve: (r: QueryResult) => void;
+  reject: (e: unknown) => void;
+}
+
 /**
  * BEGIN, `fn`, COMMIT; ROLLBACK if anything failed or the time ran out. Prisma's interactive
  * transaction cost about four times the CPU per statement of pg's own (ADR 0044), and every step
- * of the hot path is a raw statement, so the path's transactions run here. BEGIN goes with the
- * first statement, in its round trip where that statement is prepared on the connection already
- * (pipelined-statements.ts); a callback that runs no statement opens no transaction.
+ * of the hot path is a raw statement, so the path's transactions run here.
+ *
+ * Statements go in as few round trips as their order allows (ADR 0090): BEGIN goes with the
+ * first statement, and statements the callback issues before awaiting any of them (in one turn
+ * of the event loop, e.g. a write whose answer is needed only later, then the next statement) go
+ * together, in the order issued, where each is prepared on the connection already
+ * (pipelined-statements.ts); otherwise one after the other, as pg queues them. A failure fails
+ * every statement of its round trip (the server skips the rest), and the transaction rolls back.
+ * A callback that runs no statement opens no transaction.
  */
 export async function inPgTransaction<T>(pool: Pool, timeoutMs: number, fn: (tx: SqlClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
@@ -82,6 +107,28 @@ export async function inPgTransaction<T>(pool: Pool, timeoutMs: number, fn: (tx:
   const onLost = (e: Error) => (lost ??= e);
   client.on('error', onLost);
   let begun = false;
+  let issued: Issued[] = [];
+  /** Sends what was issued: one round trip where every statement is prepared on the connection. */
+  const send = (): void => {
+    const batch = issued;
+    issued = [];
+    if (batch.length === 0) return;
+    const prefix = begun ? [] : ['BEGIN'];
+    begun = true;
+    const settle = (all: Promise<QueryResult[]>, from: number) =>
+      all.then(
+        (results) => batch.forEach((s, i) => s.resolve(results[from + i])),
+        (e: unknown) => batch.forEach((s) => s.reject(e)),
+      );
+    if (batch.every((s) => isPreparedOn(client, s.config))) {
+      void settle(pipelinedPrepared(client, prefix, batch.map((s) => s.config)), prefix.length);
+      return;
+    }
+    // A statement not parsed on this connection yet: each goes alone (BEGIN with the first where it can).
+    const [first, ...rest] = batch;
+    void (prefix.length > 0 ? pipelined(client, prefix, first.config).then((r) => r[1]) : client.query(first.config)).then(first.resolve, first.reject);
+    for (const s of rest) void client.query(s.config).then(s.resolve, s.reject);
+  };
   try {
     let expired = false;
     const checkOpen = () => {
@@ -90,21 +137,26 @@ export async function inPgTransaction<T>(pool: Pool, timeoutMs: number, fn: (tx:
     const timer = setTimeout(() => (expired = true), timeoutMs);
     try {
       const result = await fn(
-        sqlClient(async (text, values) => {
-          checkOpen();
-          const config = preparedQuery(text, values);
-          if (begun) return client.query(config);
-          begun = true;
-          return (await pipelined(client, ['BEGIN'], config))[1];
-        }),
+        sqlClient(
+          (text, values) =>
+            // A throw in the executor (the time ran out) rejects the statement's answer.
+            new Promise<QueryResult>((resolve, reject) => {
+              checkOpen();
+              if (issued.length === 0) queueMicrotask(send);
+              issued.push({ config: preparedQuery(text, values), resolve, reject });
+            }),
+        ),
       );
       checkOpen();
+      // A statement issued and never awaited goes before the COMMIT (pg keeps their order).
+      send();
       if (begun) await client.query('COMMIT');
       return result;
     } finally {
       clearTimeout(timer);
     }
   } catch (e) {
+    send();
     if (begun) await client.query('ROLLBACK').catch((r: Error) => (lost ??= r));
     throw e;
   } finally {

@@ -70,9 +70,12 @@ export class RecordResultsService extends ResultRecorder {
       this.log.warn({ msg: 'results arrived after recovery had closed them', count: lateRan.length, decisionIds: someIds(lateRan.map((r) => r.claimed.intent.decisionId)) });
       await this.recordLateIn(tx, lateRan);
     }
-    const also = alsoInTransaction ? await alsoInTransaction(tx) : undefined;
+    // The next group's start is not awaited before the journal's append: its statement and the
+    // heads' lock then go in one round trip, in that order (heads last, ADR 0084).
+    const also = alsoInTransaction?.(tx);
+    also?.catch(() => undefined);
     await appendJournal(tx, drafts, this.config.topics.journal);
-    return also;
+    return also === undefined ? undefined : await also;
   }
 
   /**

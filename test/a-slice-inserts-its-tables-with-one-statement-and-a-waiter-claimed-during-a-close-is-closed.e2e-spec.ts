@@ -1,6 +1,6 @@
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { EffectStore } from '@arvis/lifecycle';
-import { insertParts, rowsPart, type Tx } from '@arvis/persistence';
+import { inPgTransaction, insertParts, rowsPart, type Tx } from '@arvis/persistence';
 import { createEnvironment, type TestEnvironment } from './support/environment';
 import { countedTx } from './support/raw-sql';
 
@@ -74,5 +74,69 @@ describe('a slice inserts its tables with one statement; a waiter claimed during
       await claimer.end();
     }
     expect((await c.query(`SELECT state, reason_code FROM effects WHERE capability_id = 'w9'`)).rows).toEqual([{ state: 'effect_completed', reason_code: 'deduplicated' }]);
+  });
+
+  /** A holder started, and a claim that locks it and inserts its waiter, committed when `commit` is called. */
+  async function holderWithWaiterClaiming(n: number): Promise<{ commit: () => Promise<void> }> {
+    await c.query(`INSERT INTO effects (capability_id, intent_id, decision_id, idempotency_key, holds_key, live_key, state, dispatcher_id, started_at)
+      VALUES ('h${n}', 'i-h${n}', 'd-h${n}', 'k${n}', true, 'k${n}', 'effect_started', 'x', now())`);
+    const claimer = new Client({ connectionString: env.databaseUrl });
+    await claimer.connect();
+    await claimer.query('BEGIN');
+    await claimer.query(`SELECT 1 FROM effects WHERE live_key = 'k${n}' FOR UPDATE`);
+    await claimer.query(`INSERT INTO effects (capability_id, intent_id, decision_id, idempotency_key, holds_key, state, waits_for, dispatcher_id)
+      VALUES ('w${n}', 'i-w${n}', 'd-w${n}', 'k${n}', false, 'effect_waiting', 'h${n}', 'x')`);
+    return {
+      commit: async () => {
+        await claimer.query('COMMIT');
+        await claimer.end();
+      },
+    };
+  }
+
+  it('closes that waiter too when the close and the waiters\' statement are issued together and share a round trip (ADR 0090)', async () => {
+    // One connection, so the warm-up leaves both statements prepared on it and the race's two go pipelined.
+    const pool = new Pool({ connectionString: env.databaseUrl, max: 1 });
+    const close = (id: string) =>
+      inPgTransaction(pool, 10_000, async (tx) => {
+        const [moved, waiters] = await Promise.all([
+          effects.finish(tx, [{ capabilityId: id, state: 'effect_completed', reasonCode: null }]),
+          effects.closeWaiters(tx, [{ capabilityId: id, state: 'effect_completed' }]),
+        ]);
+        return { moved, waiters };
+      });
+    try {
+      await close('nobody');
+      await close('nobody');
+      const claim = await holderWithWaiterClaiming(10);
+      const closing = close('h10');
+      await new Promise((r) => setTimeout(r, 300));
+      await claim.commit();
+      const result = await closing;
+      expect([...result.moved]).toEqual(['h10']);
+      expect(result.waiters).toEqual([{ capabilityId: 'w10', holderCapabilityId: 'h10', state: 'effect_completed' }]);
+    } finally {
+      await pool.end();
+    }
+    expect((await c.query(`SELECT state, reason_code FROM effects WHERE capability_id = 'w10'`)).rows).toEqual([{ state: 'effect_completed', reason_code: 'deduplicated' }]);
+  });
+
+  it('leaves the waiters of a holder another closing moved first, in another state, to that closing', async () => {
+    // The waiters' statement goes out before the caller knows which holders its close moved: a
+    // holder recovery had already called unknown did not move, and its waiters are not given the
+    // late result the body reported.
+    const claim = await holderWithWaiterClaiming(11);
+    await claim.commit();
+    await c.query(`UPDATE effects SET state = 'effect_state_unknown', reason_code = 'dispatcher_lost_during_effect', finished_at = now() WHERE capability_id = 'h11'`);
+    const { result } = await inTx(async (tx) => ({
+      moved: await effects.finish(tx, [{ capabilityId: 'h11', state: 'effect_completed', reasonCode: null }]),
+      waiters: await effects.closeWaiters(tx, [{ capabilityId: 'h11', state: 'effect_completed' }]),
+    }));
+    expect([...result.moved]).toEqual([]);
+    expect(result.waiters).toEqual([]);
+    expect((await c.query(`SELECT state FROM effects WHERE capability_id = 'w11'`)).rows).toEqual([{ state: 'effect_waiting' }]);
+    // Its own closing (the state it has) closes them.
+    const { result: own } = await inTx((tx) => effects.closeWaiters(tx, [{ capabilityId: 'h11', state: 'effect_state_unknown' }]));
+    expect(own).toEqual([{ capabilityId: 'w11', holderCapabilityId: 'h11', state: 'effect_state_unknown' }]);
   });
 });

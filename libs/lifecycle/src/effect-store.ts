@@ -142,7 +142,10 @@ export class EffectStore {
   /**
    * Closes the duplicates waiting for these holders, in the holders' transaction: a completed or
    * unknown holder's outcome is theirs too; any other outcome means no effect happened, so they
-   * end not run (idempotency_key_in_use) and may be retried.
+   * end not run (idempotency_key_in_use) and may be retried. Only waiters of a holder whose row is
+   * in the state given: a caller may issue this with the holders' own close, before knowing which
+   * of them moved (ADR 0090), and a holder another closing moved first keeps its waiters for that
+   * closing.
    */
   async closeWaiters(tx: Sql, holders: readonly { capabilityId: string; state: EffectBoundary }[]): Promise<ClosedWaiter[]> {
     if (holders.length === 0) return [];
@@ -153,6 +156,7 @@ export class EffectStore {
           finished_at = now()
       FROM unnest(${holders.map((h) => h.capabilityId)}::text[], ${holders.map((h) => h.state)}::text[]) AS v(capability_id, state)
       WHERE w.waits_for = v.capability_id AND w.state = 'effect_waiting'
+        AND EXISTS (SELECT 1 FROM effects h WHERE h.capability_id = v.capability_id AND h.state = v.state)
       RETURNING w.capability_id, w.waits_for, w.state`;
     return rows.map((r) => ({ capabilityId: r.capability_id, holderCapabilityId: r.waits_for, state: r.state }));
   }

@@ -36,6 +36,23 @@ describe('CloseEffectsService', () => {
     expect(effects.closeWaiters).toHaveBeenCalledWith({}, [{ capabilityId: 'cap-2', state: 'effect_completed' }, { capabilityId: 'cap-3', state: 'effect_completed' }]);
   });
 
+  it('issues the waiters\' close for every key holder together with the results\' close, before knowing which moved (one round trip)', async () => {
+    const { service, effects } = closer();
+    let moved: (ids: Set<string>) => void = () => {};
+    effects.finish.mockImplementationOnce(() => new Promise((resolve) => (moved = resolve)));
+    const closed = service.closeWithResults({} as never, [closing('cap-1', false, true), closing('cap-late', false, true)]);
+    await Promise.resolve();
+    // The results' close has not answered yet; the waiters' is already issued, for both holders.
+    expect(effects.closeWaiters).toHaveBeenCalledWith({}, [
+      { capabilityId: 'cap-1', state: 'effect_completed' },
+      { capabilityId: 'cap-late', state: 'effect_completed' },
+    ]);
+    moved(new Set(['cap-1']));
+    const { drafts, notMoved } = await closed;
+    expect(drafts.map((d) => d.decisionId)).toEqual(['d-cap-1']);
+    expect(notMoved.map((c) => c.facts.capabilityId)).toEqual(['cap-late']);
+  });
+
   it('leaves a result recovery already closed to the caller, settling and journaling nothing for it', async () => {
     const { service, confirmations } = closer();
     const { drafts, notMoved } = await service.closeWithResults({} as never, [closing('cap-1', true, false), closing('cap-late', true, false)]);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EffectBoundary, ReasonCode } from '@arvis/contracts';
 import { auditIncompleteEntry, toolResultEntry, type CapabilityFacts, type JournalDraft, type ResultFields } from '@arvis/journal';
-import { ConfirmationStore, EffectStore } from '@arvis/lifecycle';
+import { ConfirmationStore, EffectStore, type ClosedWaiter } from '@arvis/lifecycle';
 import type { Tx } from '@arvis/persistence';
 import { ToolCatalog } from '@arvis/tool-catalog';
 import type { ToolRetryPolicy } from '@arvis/tool-sdk';
@@ -63,9 +63,18 @@ export class CloseEffectsService {
    * one already, and its entry stands. Returns the drafts and the closings that did not move.
    */
   async closeWithResults(tx: Tx, closings: readonly EffectClosing[]): Promise<{ drafts: JournalDraft[]; notMoved: EffectClosing[] }> {
-    const moved = await this.effects.finish(tx, closings.map(finished));
+    // The results' UPDATE and the waiters' are issued together, so they share a round trip (ADR
+    // 0090); the waiters' is still a statement of its own, after the results' (ADR 0083). It is
+    // issued for every holder of a key before knowing which moved: EffectStore.closeWaiters closes
+    // only waiters of a holder now in the state given, so one recovery closed first (in another
+    // state) keeps its waiters, and any it does close take the outcome their holder has.
+    const holders = closings.filter((c) => c.holdsKey);
+    const [moved, waiters] = await Promise.all([
+      this.effects.finish(tx, closings.map(finished)),
+      holders.length > 0 ? this.effects.closeWaiters(tx, holders.map(waitedFor)) : [],
+    ]);
     const closed = closings.filter((c) => moved.has(c.facts.capabilityId));
-    const drafts = await this.settle(tx, closed, 'result');
+    const drafts = [...(await this.settle(tx, closed, 'result', undefined, false)), ...(await this.settleWaiters(tx, holders, waiters))];
     return { drafts, notMoved: closings.filter((c) => !moved.has(c.facts.capabilityId)) };
   }
 
@@ -91,28 +100,32 @@ export class CloseEffectsService {
     return this.settle(tx, duplicates.map((d) => ({ ...d, confirmationReserved: true, holdsKey: false })), 'duplicate');
   }
 
-  /** What every closing shares once its rows moved. */
+  /**
+   * What every closing shares once its rows moved. `closeTheirWaiters` false: the caller closed
+   * the waiters already (and settles them).
+   */
   private async settle(
     tx: Tx,
     closed: readonly EffectClosing[],
     cause: Cause,
     entryOf: (c: EffectClosing) => JournalDraft = (c) => toolResultEntry(c.facts, c.result),
+    closeTheirWaiters = true,
   ): Promise<JournalDraft[]> {
     if (closed.length === 0) return [];
     const reserved = closed.filter((c) => c.confirmationReserved);
     await this.confirmations.finalize(tx, reserved.map((c) => c.facts.capabilityId), reserved.map((c) => c.result.effectBoundary));
     await this.retries.request(tx, closed.filter((c) => this.retryDue(cause, c)).map((c) => ({ ...c.facts, policy: this.catalog.get(c.facts.tool)?.retry })));
-    const waiters = await this.closeWaiters(tx, closed.filter((c) => c.holdsKey));
+    if (!closeTheirWaiters) return closed.map(entryOf);
+    const holders = closed.filter((c) => c.holdsKey);
+    const waiters = await this.settleWaiters(tx, holders, await this.effects.closeWaiters(tx, holders.map(waitedFor)));
     return [...closed.map(entryOf), ...waiters];
   }
 
   /**
-   * The duplicates waiting for these holders take a completed or unknown holder's outcome; any
+   * The duplicates closed for these holders take a completed or unknown holder's outcome; any
    * other outcome means no effect happened, so they end not run (and may be retried).
    */
-  private async closeWaiters(tx: Tx, holders: readonly EffectClosing[]): Promise<JournalDraft[]> {
-    if (holders.length === 0) return [];
-    const closed = await this.effects.closeWaiters(tx, holders.map((h) => ({ capabilityId: h.facts.capabilityId, state: h.result.effectBoundary })));
+  private async settleWaiters(tx: Tx, holders: readonly EffectClosing[], closed: readonly ClosedWaiter[]): Promise<JournalDraft[]> {
     if (closed.length === 0) return [];
     const byHolder = new Map(holders.map((h) => [h.facts.capabilityId, h]));
     const facts = await storedFactsOf(tx, closed.map((c) => c.capabilityId));
@@ -143,6 +156,11 @@ export function neverRetried(policy: ToolRetryPolicy | undefined, result: Result
   if (details.nonRetryable === true) return true;
   const code = details.toolErrorCode;
   return typeof code === 'string' && !!policy?.nonRetryableErrorCodes?.includes(code);
+}
+
+/** A holder as the waiters' close takes it: its id and the state it closed in. */
+function waitedFor(h: EffectClosing): { capabilityId: string; state: EffectBoundary } {
+  return { capabilityId: h.facts.capabilityId, state: h.result.effectBoundary };
 }
 
 function finished(c: EffectClosing): { capabilityId: string; state: EffectBoundary; reasonCode: ReasonCode | null } {

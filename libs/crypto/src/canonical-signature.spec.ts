@@ -1,6 +1,6 @@
 import { verify, type KeyObject } from 'node:crypto';
 import { canonicalJson } from './canonical-json';
-import { signCanonical, signCanonicalText, verifyCanonicalSignature, type SigningKey } from './canonical-signature';
+import { signCanonical, signCanonicalText, verifyCanonicalSignature, verifyCanonicalSignatureOffThread, type SigningKey } from './canonical-signature';
 import { generateEd25519KeyPair, loadEd25519PrivateKey, loadEd25519PublicKey } from './ed25519-keys';
 
 function keyPair(keyId: string): { signing: SigningKey; publicKey: KeyObject } {
@@ -166,6 +166,32 @@ describe('signCanonical / verifyCanonicalSignature', () => {
         throw new Error(`the tampered text is not JSON: ${text}`);
       }
       expect(verifyCanonicalSignature(message, keyring, text).ok).toBe(false);
+    });
+  });
+
+  describe('off the calling thread (ADR 0093)', () => {
+    const { signed, text } = signCanonicalText(intent, k1.signing);
+    const forged = signCanonical(intent, keyPair(k1.signing.keyId).signing);
+    const cases: [string, Record<string, unknown>, string | undefined][] = [
+      ['its wire text', signed, text],
+      ['no text', signed, undefined],
+      ['another spelling', signed, JSON.stringify(signed, null, 2)],
+      ['a changed field', { ...signed, tool: 'email.drop' }, undefined],
+      ['a changed text', JSON.parse(text.replace('email.send', 'email.drop')) as Record<string, unknown>, text.replace('email.send', 'email.drop')],
+      ['a key it does not know', signCanonical(intent, k2.signing), undefined],
+      ['a forger\'s key under a known keyId', forged, canonicalJson(forged)],
+      ['no signature', { ...intent }, undefined],
+      ['a body JCS cannot represent', { ...signed, n: 1n }, undefined],
+    ];
+
+    it.each(cases)('gives the same verdict as on the calling thread for %s', async (_label, message, wire) => {
+      const here = verifyCanonicalSignature(message, keyring, wire);
+      await expect(verifyCanonicalSignatureOffThread(message, keyring, wire)).resolves.toEqual(here);
+    });
+
+    it('accepts the genuine and refuses the forged among many checked at once', async () => {
+      const verdicts = await Promise.all(Array.from({ length: 64 }, (_, i) => (i % 3 === 0 ? verifyCanonicalSignatureOffThread(forged, keyring) : verifyCanonicalSignatureOffThread(signed, keyring, text))));
+      expect(verdicts.map((v) => v.ok)).toEqual(Array.from({ length: 64 }, (_, i) => i % 3 !== 0));
     });
   });
 });

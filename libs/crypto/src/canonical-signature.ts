@@ -49,6 +49,61 @@ export function signCanonicalText<T extends Record<string, unknown>>(
   };
 }
 
+/** One Ed25519 check the verification needs: `signature` over `data` with `key`. */
+interface SignatureCheck {
+  data: Buffer;
+  key: KeyObject;
+  signature: Buffer;
+}
+
+/**
+ * The verification as steps: every Ed25519 check it needs is yielded to the caller, who answers
+ * whether it held (at once, or from libuv's threadpool); everything else (the shape of the
+ * signature, the key, the canonical text) is done here, the same for both. Throws only on a fault
+ * the callers turn into a refusal.
+ */
+function* verification(message: Record<string, unknown>, keyring: VerificationKeyring, text: string | undefined): Generator<SignatureCheck, SignatureVerification, boolean> {
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) {
+    return { ok: false, detail: 'message is not a JSON object' };
+  }
+  const signature: unknown = message.signature;
+  if (signature === undefined || signature === null) return { ok: false, detail: 'signature missing' };
+  if (typeof signature !== 'object' || Array.isArray(signature)) {
+    return { ok: false, detail: 'signature is not an object' };
+  }
+  const keys = Object.keys(signature).sort();
+  if (keys.length !== 2 || keys[0] !== 'keyId' || keys[1] !== 'value') {
+    return { ok: false, detail: 'signature must have exactly keyId and value' };
+  }
+  const { keyId, value } = signature as { keyId: unknown; value: unknown };
+  if (typeof keyId !== 'string' || keyId === '') return { ok: false, detail: 'signature keyId is not a non-empty string' };
+  const key = keyring.get(keyId);
+  if (!key) return { ok: false, detail: `unknown signature keyId ${JSON.stringify(keyId)}` };
+  if (typeof value !== 'string' || !SIGNATURE_B64URL.test(value)) {
+    return { ok: false, detail: 'signature value is not a base64url Ed25519 signature' };
+  }
+  const bytes = Buffer.from(value, 'base64url');
+  // Reject non-canonical spellings (stray low bits in the last character) of the same bytes.
+  if (bytes.length !== 64 || bytes.toString('base64url') !== value) {
+    return { ok: false, detail: 'signature value is not a base64url Ed25519 signature' };
+  }
+  const signedText = text === undefined ? undefined : compactJsonWithoutMember(text, 'signature');
+  if (signedText !== undefined && (yield { data: Buffer.from(signedText, 'utf8'), key, signature: bytes })) return { ok: true, keyId };
+  let canonical: string;
+  try {
+    canonical = canonicalJson(withoutSignature(message));
+  } catch (err) {
+    return { ok: false, detail: `message body has no canonical form: ${(err as Error).message}` };
+  }
+  // Already refused over these very bytes: no second check.
+  if (canonical === signedText || !(yield { data: Buffer.from(canonical, 'utf8'), key, signature: bytes })) {
+    return { ok: false, detail: `signature does not match message body (keyId ${JSON.stringify(keyId)})` };
+  }
+  return { ok: true, keyId };
+}
+
+const failed = (err: unknown): SignatureVerification => ({ ok: false, detail: `signature verification failed: ${err instanceof Error ? err.message : String(err)}` });
+
 /**
  * Verifies a message signed by signCanonical against a keyring. Never throws: anything wrong
  * (including a body JCS cannot represent) is ok:false with a detail fit for a DLQ record.
@@ -64,44 +119,35 @@ export function verifyCanonicalSignature(
   text?: string,
 ): SignatureVerification {
   try {
-    if (message === null || typeof message !== 'object' || Array.isArray(message)) {
-      return { ok: false, detail: 'message is not a JSON object' };
+    const steps = verification(message, keyring, text);
+    for (let step = steps.next(); ; ) {
+      if (step.done) return step.value;
+      step = steps.next(verify(null, step.value.data, step.value.key, step.value.signature));
     }
-    const signature: unknown = message.signature;
-    if (signature === undefined || signature === null) return { ok: false, detail: 'signature missing' };
-    if (typeof signature !== 'object' || Array.isArray(signature)) {
-      return { ok: false, detail: 'signature is not an object' };
-    }
-    const keys = Object.keys(signature).sort();
-    if (keys.length !== 2 || keys[0] !== 'keyId' || keys[1] !== 'value') {
-      return { ok: false, detail: 'signature must have exactly keyId and value' };
-    }
-    const { keyId, value } = signature as { keyId: unknown; value: unknown };
-    if (typeof keyId !== 'string' || keyId === '') return { ok: false, detail: 'signature keyId is not a non-empty string' };
-    const publicKey = keyring.get(keyId);
-    if (!publicKey) return { ok: false, detail: `unknown signature keyId ${JSON.stringify(keyId)}` };
-    if (typeof value !== 'string' || !SIGNATURE_B64URL.test(value)) {
-      return { ok: false, detail: 'signature value is not a base64url Ed25519 signature' };
-    }
-    const bytes = Buffer.from(value, 'base64url');
-    // Reject non-canonical spellings (stray low bits in the last character) of the same bytes.
-    if (bytes.length !== 64 || bytes.toString('base64url') !== value) {
-      return { ok: false, detail: 'signature value is not a base64url Ed25519 signature' };
-    }
-    const signedText = text === undefined ? undefined : compactJsonWithoutMember(text, 'signature');
-    if (signedText !== undefined && verify(null, Buffer.from(signedText, 'utf8'), publicKey, bytes)) return { ok: true, keyId };
-    let canonical: string;
-    try {
-      canonical = canonicalJson(withoutSignature(message));
-    } catch (err) {
-      return { ok: false, detail: `message body has no canonical form: ${(err as Error).message}` };
-    }
-    // Already refused over these very bytes: no second check.
-    if (canonical === signedText || !verify(null, Buffer.from(canonical, 'utf8'), publicKey, bytes)) {
-      return { ok: false, detail: `signature does not match message body (keyId ${JSON.stringify(keyId)})` };
-    }
-    return { ok: true, keyId };
   } catch (err) {
-    return { ok: false, detail: `signature verification failed: ${err instanceof Error ? err.message : String(err)}` };
+    return failed(err);
+  }
+}
+
+/**
+ * verifyCanonicalSignature with its Ed25519 checks on libuv's threadpool (node's `crypto.verify`
+ * with a callback): the same verdicts, while the calling thread goes on. For a batch large enough
+ * that spreading its checks over the machine's cores beats the hand-off (ADR 0093).
+ */
+export async function verifyCanonicalSignatureOffThread(
+  message: Record<string, unknown>,
+  keyring: VerificationKeyring,
+  text?: string,
+): Promise<SignatureVerification> {
+  try {
+    const steps = verification(message, keyring, text);
+    for (let step = steps.next(); ; ) {
+      if (step.done) return step.value;
+      const { data, key, signature } = step.value;
+      const held = await new Promise<boolean>((resolve, reject) => verify(null, data, key, signature, (e, ok) => (e ? reject(e) : resolve(ok))));
+      step = steps.next(held);
+    }
+  } catch (err) {
+    return failed(err);
   }
 }

@@ -22,6 +22,7 @@ describe('@arvis/crypto public surface', () => {
         'signCanonical',
         'signCanonicalText',
         'verifyCanonicalSignature',
+        'verifyCanonicalSignatureOffThread',
       ].sort(),
     );
   });

@@ -59,7 +59,7 @@ export class DispatchIntentsService {
 
   async handle(batch: KafkaBatch): Promise<DispatchOutcome> {
     const receivedAt = new Date();
-    const { verified, deadLetters } = verifyIntentMessages(batch.messages, {
+    const { verified, deadLetters } = await verifyIntentMessages(batch.messages, {
       keyring: this.keyring,
       maxBytes: this.config.maxIntentBytes,
       dlqTopic: this.config.topics.intentsDlq,

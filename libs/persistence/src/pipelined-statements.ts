@@ -22,7 +22,7 @@ interface WireConnection {
 type Callback = (e: Error | null, r: QueryResult | QueryResult[]) => void;
 
 /** A statement sent before the last one of a round trip: a text without parameters, or a named statement the connection has parsed. */
-export type PrefixStatement = string | PreparedConfig;
+type PrefixStatement = string | PreparedConfig;
 
 /**
  * Statements (`prefix`), then one prepared statement, in one round trip: a prefix text without
@@ -82,11 +82,7 @@ export async function pipelined(client: PoolClient, prefix: readonly string[], c
     // pg gives a simple query of one statement one result, of several a list.
     return [...(Array.isArray(head) ? head : [head]), last];
   }
-  return new Promise((resolve, reject) => {
-    // pg calls back once more at ReadyForQuery after a Bind that threw; a settled promise ignores it.
-    const query = new PipelinedQuery({ ...config, callback: (e, r) => (e ? reject(e) : resolve(r as QueryResult[])) }, prefix);
-    (client as unknown as { query(q: object): void }).query(query);
-  });
+  return pipelinedPrepared(client, prefix, [config]);
 }
 
 /**
@@ -97,7 +93,8 @@ export async function pipelined(client: PoolClient, prefix: readonly string[], c
 export function pipelinedPrepared(client: PoolClient, prefix: readonly string[], statements: readonly PreparedConfig[]): Promise<QueryResult[]> {
   const last = statements[statements.length - 1];
   return new Promise((resolve, reject) => {
-    // pg gives one statement's result alone, several as a list.
+    // pg gives one statement's result alone, several as a list. It calls back once more at
+    // ReadyForQuery after a Bind that threw; a settled promise ignores it.
     const query = new PipelinedQuery({ ...last, callback: (e, r) => (e ? reject(e) : resolve(Array.isArray(r) ? r : [r])) }, [...prefix, ...statements.slice(0, -1)]);
     (client as unknown as { query(q: object): void }).query(query);
   });

@@ -74,14 +74,14 @@ export class CloseEffectsService {
       holders.length > 0 ? this.effects.closeWaiters(tx, holders.map(waitedFor)) : [],
     ]);
     const closed = closings.filter((c) => moved.has(c.facts.capabilityId));
-    const drafts = [...(await this.settle(tx, closed, 'result', undefined, false)), ...(await this.settleWaiters(tx, holders, waiters))];
+    const drafts = [...(await this.settle(tx, closed, 'result')), ...(await this.settleWaiters(tx, holders, waiters))];
     return { drafts, notMoved: closings.filter((c) => !moved.has(c.facts.capabilityId)) };
   }
 
   /** Locked lost effects (EffectStore.lockLost), with the outcome recovery settled on for each. */
   async closeLost(tx: Tx, closings: readonly EffectClosing[]): Promise<JournalDraft[]> {
     await this.effects.closeLost(tx, closings.map(finished));
-    return this.settle(tx, closings, 'recovery');
+    return [...(await this.settle(tx, closings, 'recovery')), ...(await this.closeWaiters(tx, closings))];
   }
 
   /**
@@ -92,7 +92,7 @@ export class CloseEffectsService {
     await this.effects.finishAuditIncomplete(tx, closings.map(finished));
     // Not told which reserved a confirmation or hold a key here: every statement runs.
     const all = closings.map((c) => ({ ...c, confirmationReserved: true, holdsKey: true }));
-    return this.settle(tx, all, 'audit_incomplete', (c) => auditIncompleteEntry(c.facts, c.result.effectBoundary, reason));
+    return [...(await this.settle(tx, all, 'audit_incomplete', (c) => auditIncompleteEntry(c.facts, c.result.effectBoundary, reason))), ...(await this.closeWaiters(tx, all))];
   }
 
   /** Duplicates closed at their claim because their holder had already ended (their rows moved there). */
@@ -100,25 +100,25 @@ export class CloseEffectsService {
     return this.settle(tx, duplicates.map((d) => ({ ...d, confirmationReserved: true, holdsKey: false })), 'duplicate');
   }
 
-  /**
-   * What every closing shares once its rows moved. `closeTheirWaiters` false: the caller closed
-   * the waiters already (and settles them).
-   */
+  /** What every closing shares once its rows moved (its waiters apart: each caller closes them). */
   private async settle(
     tx: Tx,
     closed: readonly EffectClosing[],
     cause: Cause,
     entryOf: (c: EffectClosing) => JournalDraft = (c) => toolResultEntry(c.facts, c.result),
-    closeTheirWaiters = true,
   ): Promise<JournalDraft[]> {
     if (closed.length === 0) return [];
     const reserved = closed.filter((c) => c.confirmationReserved);
     await this.confirmations.finalize(tx, reserved.map((c) => c.facts.capabilityId), reserved.map((c) => c.result.effectBoundary));
     await this.retries.request(tx, closed.filter((c) => this.retryDue(cause, c)).map((c) => ({ ...c.facts, policy: this.catalog.get(c.facts.tool)?.retry })));
-    if (!closeTheirWaiters) return closed.map(entryOf);
+    return closed.map(entryOf);
+  }
+
+  /** The waiters of those of `closed` that hold their key, closed after them, and their drafts. */
+  private async closeWaiters(tx: Tx, closed: readonly EffectClosing[]): Promise<JournalDraft[]> {
     const holders = closed.filter((c) => c.holdsKey);
-    const waiters = await this.settleWaiters(tx, holders, await this.effects.closeWaiters(tx, holders.map(waitedFor)));
-    return [...closed.map(entryOf), ...waiters];
+    if (holders.length === 0) return [];
+    return this.settleWaiters(tx, holders, await this.effects.closeWaiters(tx, holders.map(waitedFor)));
   }
 
   /**

@@ -195,7 +195,7 @@ async function main(argv: string[]): Promise<void> {
   const ctx: StepContext = { brokers, brokerPid, basePort: 3501 + env.ARVIS_TEST_PORT_OFFSET, logDir: join(dir, 'logs'), load: o.load, cpuProf: o.cpuProf, say };
   const jmx = BrokerRequestCounter.open(brokerPid, 3590 + env.ARVIS_TEST_PORT_OFFSET, join(ROOT, '.data', 'bench'));
   if ('counter' in jmx) ctx.brokerRequests = jmx.counter;
-  const base = { PATH: env.PATH, HOME: env.HOME, LOG_LEVEL: 'warn', KAFKA_BROKERS: env.KAFKA_BROKERS, DATABASE_URL: `postgresql://postgres@127.0.0.1:5432/arvis_${env.ARVIS_TEST_NAMESPACE}bench`.toLowerCase() };
+  const base = { PATH: env.PATH, HOME: env.HOME, LOG_LEVEL: 'warn', KAFKA_BROKERS: env.KAFKA_BROKERS, DATABASE_URL: `postgresql://postgres@127.0.0.1:5432/arvis_${env.ARVIS_TEST_NAMESPACE}bench`.toLowerCase(), ...o.appEnv };
   const builds = await Promise.all((await variants(o, env)).map(async (v) => ({ v, env: await variantEnv(v, base) })));
   // The builds above load the machine; its load average decays for a minute or two after them.
   const quiet = o.quietWaitS > 0 ? await waitForQuietMachine(o.quietWaitS, say) : undefined;
@@ -203,6 +203,7 @@ async function main(argv: string[]): Promise<void> {
   const notes = [`Load average ${loadAverageAtStart.map((l) => l.toFixed(2)).join(' ')} at start: figures from a busy machine are not comparable with a quiet one's.`];
   if (quiet && !quiet.quiet) notes.push(`The machine did not get quiet: load average ${quiet.load.toFixed(2)} after waiting ${quiet.waitedS} s (--quiet-wait-s); rerun on a quieter machine.`);
   else if (quiet && quiet.waitedS > 0) notes.push(`Waited ${quiet.waitedS} s after the builds for the load average to fall below 1.0.`);
+  if (Object.keys(o.appEnv).length > 0) notes.push(`Every build ran with ${Object.entries(o.appEnv).map(([k, v]) => `${k}=${v}`).join(', ')} (--app-env).`);
   if ('error' in jmx) notes.push(`Broker requests not counted: ${jmx.error}`);
   if (o.idleOnly) notes.push('--idle-only: no steps, no baselines, no broker warm-up; the idle phase follows the 200 warm-up decisions.');
   const baselineFigures = o.idleOnly ? {} : await baselines(o, env, brokers);

@@ -2,12 +2,19 @@ import { parseOptions } from './options';
 
 describe('bench options', () => {
   it('has the documented defaults', () => {
-    expect(parseOptions([])).toEqual({ decisions: 20000, throughputRuns: 1, sweepRuns: 1, settleRuns: 0, brokerWarmup: 5000, sweep: [50, 200, 500, 1000], stepSeconds: 20, p99BoundMs: 1000, baselines: true, baselineSeconds: 10, load: 'realistic', idleSeconds: 20, idleOnly: false, scale: [], cpuProf: false, quietWaitS: 180, bFirst: false, help: false });
+    expect(parseOptions([])).toEqual({ decisions: 20000, throughputRuns: 1, sweepRuns: 1, settleRuns: 0, brokerWarmup: 5000, sweep: [50, 200, 500, 1000], stepSeconds: 20, p99BoundMs: 1000, baselines: true, baselineSeconds: 10, load: 'realistic', idleSeconds: 20, idleOnly: false, scale: [], cpuProf: false, appEnv: {}, quietWaitS: 180, bFirst: false, help: false });
   });
 
   it('reads a short run and a comparison', () => {
     const o = parseOptions(['--decisions', '2000', '--sweep', '200,50', '--step-seconds', '10', '--no-baselines', '--compare', 'HEAD~1']);
     expect(o).toMatchObject({ decisions: 2000, sweep: [50, 200], stepSeconds: 10, baselines: false, compare: 'HEAD~1' });
+  });
+
+  it('sets --app-env pairs for every build, values kept whole, and refuses a malformed or repeated name', () => {
+    expect(parseOptions(['--app-env', 'KAFKA_MAX_BATCH_BYTES=3145728', '--app-env', 'A_B=x=y ']).appEnv).toEqual({ KAFKA_MAX_BATCH_BYTES: '3145728', A_B: 'x=y ' });
+    expect(() => parseOptions(['--app-env', 'NOVALUE'])).toThrow(/NAME=VALUE/);
+    expect(() => parseOptions(['--app-env', '1X=2'])).toThrow(/NAME=VALUE/);
+    expect(() => parseOptions(['--app-env', 'A=1', '--app-env', 'A=2'])).toThrow(/sets A twice/);
   });
 
   it('repeats the throughput step only when asked, 1 to 25 times', () => {

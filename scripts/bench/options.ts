@@ -34,6 +34,8 @@ export interface BenchOptions {
   out?: string;
   /** Write a V8 CPU profile of each app per step into its logs folder (profiling costs CPU: figures are not comparable). */
   cpuProf: boolean;
+  /** Environment set for every build's apps and scripts (--app-env NAME=VALUE): a setting tried on both builds alike. */
+  appEnv: Record<string, string>;
   /** Longest wait, after the builds, for the 1-minute load average to fall below 1.0 before measuring (0: no wait). */
   quietWaitS: number;
   help: boolean;
@@ -74,6 +76,9 @@ export const USAGE = `usage: npm run bench -- [options]
                          tell a difference of the builds from one of the measuring position
   --out DIR              results folder (default bench/results/<UTC timestamp>)
   --cpu-prof             write a V8 CPU profile of each app per step (logs/<step>/*.cpuprofile); slows the apps
+  --app-env NAME=VALUE   set NAME for every build's apps and scripts (migrations, topics) alike, e.g.
+                         --app-env KAFKA_MAX_BATCH_BYTES=3145728; repeatable. Variables exported in the
+                         shell do not reach the apps: each build runs with the bench's own environment
   --quiet-wait-s S       after the builds, wait up to S seconds for the 1-minute load average to fall below
                          1.0 before measuring (default 180; 0 skips the wait); a start above it is noted
   --help                 this text`;
@@ -93,6 +98,18 @@ const list = (name: string, raw: string, min: number, max: number): number[] => 
   if (new Set(v).size !== v.length) throw new Error(`--${name} lists a value twice`);
   return v;
 };
+
+/** NAME=VALUE pairs, NAME an environment variable's name, none twice. */
+function appEnv(pairs: string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of pairs) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(pair);
+    if (!m) throw new Error(`--app-env must be NAME=VALUE (got ${pair})`);
+    if (m[1] in env) throw new Error(`--app-env sets ${m[1]} twice`);
+    env[m[1]] = m[2];
+  }
+  return env;
+}
 
 /** The command line, checked: a bad value is a usage error, never a default in disguise. */
 export function parseOptions(argv: string[]): BenchOptions {
@@ -119,6 +136,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       out: { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
       'quiet-wait-s': { type: 'string' },
+      'app-env': { type: 'string', multiple: true },
       help: { type: 'boolean', default: false },
     },
   });
@@ -146,6 +164,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     ...(values.compare ? { compare: values.compare } : {}),
     ...(values.out ? { out: values.out } : {}),
     cpuProf: values['cpu-prof'] === true,
+    appEnv: appEnv(values['app-env'] ?? []),
     quietWaitS: int('quiet-wait-s', values['quiet-wait-s'], 180, 0, 3600),
     bFirst: values['b-first'] === true,
     help: values.help === true,

@@ -15,6 +15,13 @@ export const DispatcherEnv = z.object({
   HTTP_PORT: envOptionalInt(1, 65535),
   KAFKA_GROUP_ID: envString('arvis-dispatcher'),
   KAFKA_CLIENT_ID: envString('arvis-dispatcher'),
+  /**
+   * 3 MB, not the services' 1 MB: an intents partition under a backlog holds record batches of
+   * about 520 KB, and a fetch gives more than one partition only room for what is left after the
+   * first; with three, up to KAFKA_PARTITIONS_CONCURRENCY slices overlap one another's database
+   * waits (ADR 0094).
+   */
+  KAFKA_MAX_BATCH_BYTES: envInt(3 * 1048576, 1024),
   CONSUMER_SLICE_SIZE: envInt(500, 1, 5000),
   DISPATCHER_ID: z.string().min(1).optional(),
   MAX_INTENT_BYTES: envInt(65536, 1024, 1048576),

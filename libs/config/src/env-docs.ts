@@ -42,7 +42,7 @@ export const ENV_DOCS: Readonly<Record<string, EnvVariableDoc>> = {
   KAFKA_SESSION_TIMEOUT_MS: { description: 'Consumer group session timeout: a consumer silent for this long loses its partitions.', adr: ['0046'] },
   KAFKA_HEARTBEAT_INTERVAL_MS: { description: 'How often a consumer tells the group coordinator it is alive (well below the session timeout).', adr: ['0046'] },
   KAFKA_PARTITIONS_CONCURRENCY: { description: 'Partitions whose slices are handled at the same time by one process.', adr: ['0018', '0042'] },
-  KAFKA_MAX_BATCH_BYTES: { description: 'Most bytes one fetch asks the broker for (kafkajs `maxBytes`).', adr: ['0042'] },
+  KAFKA_MAX_BATCH_BYTES: { description: 'Most bytes one fetch asks the broker for (kafkajs `maxBytes`; each partition\'s share stays 1 MB). The dispatcher\'s default has room for three intents partitions under a backlog, so their slices overlap.', adr: ['0042', '0094'] },
   KAFKA_COMMIT_INTERVAL_MS: { description: 'How long a consumed slice\'s offset may wait to be committed together with other partitions\' (0: each slice at once); a restart redelivers what waited, which handlers dedupe.', adr: ['0058'] },
   KAFKA_CONNECT_RETRIES: { description: 'kafkajs\'s retries per connection attempt; start-up itself retries without end and stays not ready.', adr: ['0019'] },
   ARVIS_TOPIC_PREFIX: { description: 'Prefix of every topic name (empty: `arvis.decisions`, …).' },

@@ -1,6 +1,5 @@
-import type { KafkaSettings } from '@arvis/config';
-import { createKafka, createProducer, KafkaBatchTransport, type Consumer, type KafkaBatch } from '@arvis/kafka';
-import { brokers } from './support/environment';
+import type { Consumer, KafkaBatch } from '@arvis/kafka';
+import { TransportBench } from './support/transport-bench';
 
 // The consumer transport alone (no apps, no database) against the real broker: a backlog of 600
 // messages waits on partition 0 of a fresh topic, in record batches of 100 as a relay would send
@@ -9,26 +8,14 @@ import { brokers } from './support/environment';
 // `batchSize`): a rest left unresolved is fetched and decoded again, and counted again.
 describe('a backlog on one partition', () => {
   const N = 600;
-  const prefix = `t${Date.now().toString(36)}-${process.env.ARVIS_TEST_NAMESPACE ?? ''}fetch-once`.replace(/[^A-Za-z0-9._-]/g, '_');
-  const kafka = createKafka({ brokers: brokers(), clientId: 'arvis-test-fetch-once' });
-  const producer = createProducer(kafka);
-  const transports: KafkaBatchTransport[] = [];
+  const bench = new TransportBench('fetch-once');
+  const { prefix, producer } = bench;
 
-  beforeAll(() => producer.connect());
-  const created: string[] = [];
-  afterAll(async () => {
-    await Promise.all(transports.map((t) => t.close()));
-    await producer.disconnect();
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.deleteTopics({ topics: created }).finally(() => admin.disconnect());
-  });
+  beforeAll(() => bench.connect());
+  afterAll(() => bench.close());
 
   async function backlog(topic: string): Promise<void> {
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 2, replicationFactor: 1 }], waitForLeaders: true }).finally(() => admin.disconnect());
-    created.push(topic);
+    await bench.createTopic(topic, 2);
     const value = 'x'.repeat(1000);
     for (let b = 0; b < N / 100; b++) {
       const messages = Array.from({ length: 100 }, (_, i) => ({ key: `k${b * 100 + i}`, value, partition: 0 }));
@@ -38,32 +25,11 @@ describe('a backlog on one partition', () => {
 
   /** Starts a transport on `topic` in its own group; `onSlice` runs inside every slice's handler. */
   async function consume(topic: string, onSlice: (batch: KafkaBatch) => Promise<void>) {
-    const settings: KafkaSettings = {
-      brokers: brokers(),
-      clientId: `${topic}-consumer`,
-      groupId: `${topic}-group`,
-      sessionTimeoutMs: 30_000,
-      heartbeatIntervalMs: 3000,
-      partitionsConsumedConcurrently: 2,
-      maxBatchBytes: 4 * 1024 * 1024,
-      maxHandlerAttempts: 5,
-      security: {},
-      connectRetries: 10,
-      sliceTargetMs: 500,
-      commitIntervalMs: 250,
-    };
-    const transport = new KafkaBatchTransport({ kafka: settings, topics: { messages: topic }, maxSliceSize: 500, onFatal: () => undefined, dlqMaxRawBytes: 0 });
-    transports.push(transport);
     const fetched = { messages: 0 };
-    transport.addHandler(
-      'messages',
-      async (batch: KafkaBatch) => {
-        await new Promise((r) => setTimeout(r, 10 + 2 * batch.messages.length));
-        await onSlice(batch);
-      },
-      true,
-    );
-    await new Promise<void>((resolve, reject) => void transport.listen((e) => (e ? reject(e) : resolve())));
+    const transport = await bench.consume(topic, { partitionsConsumedConcurrently: 2, maxBatchBytes: 4 * 1024 * 1024 }, async (batch: KafkaBatch) => {
+      await new Promise((r) => setTimeout(r, 10 + 2 * batch.messages.length));
+      await onSlice(batch);
+    });
     const consumer = transport.unwrap<Consumer>();
     consumer.on(consumer.events.START_BATCH_PROCESS, (e) => void (fetched.messages += (e.payload as { batchSize: number }).batchSize));
     return fetched;

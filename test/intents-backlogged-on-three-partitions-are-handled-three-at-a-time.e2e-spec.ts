@@ -1,7 +1,6 @@
-import type { KafkaSettings } from '@arvis/config';
-import { createKafka, createProducer, KafkaBatchTransport, type KafkaBatch } from '@arvis/kafka';
+import type { KafkaBatch } from '@arvis/kafka';
 import { DispatcherEnv } from '../apps/dispatcher/src/config/dispatcher.config';
-import { brokers } from './support/environment';
+import { TransportBench } from './support/transport-bench';
 
 // The consumer transport alone (no apps, no database) against the real broker, shaped as the
 // dispatcher meets an intents backlog: three partitions each hold one record batch of 450
@@ -11,26 +10,14 @@ import { brokers } from './support/environment';
 // fetch size decides whether the partitions' slices can overlap (ADR 0094).
 describe('intents backlogged on three partitions', () => {
   const PER_PARTITION = 450;
-  const prefix = `t${Date.now().toString(36)}-${process.env.ARVIS_TEST_NAMESPACE ?? ''}three-at-once`.replace(/[^A-Za-z0-9._-]/g, '_');
-  const kafka = createKafka({ brokers: brokers(), clientId: 'arvis-test-three-at-once' });
-  const producer = createProducer(kafka);
-  const transports: KafkaBatchTransport[] = [];
-  const created: string[] = [];
+  const bench = new TransportBench('three-at-once');
+  const { prefix, producer } = bench;
 
-  beforeAll(() => producer.connect());
-  afterAll(async () => {
-    await Promise.all(transports.map((t) => t.close()));
-    await producer.disconnect();
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.deleteTopics({ topics: created }).finally(() => admin.disconnect());
-  });
+  beforeAll(() => bench.connect());
+  afterAll(() => bench.close());
 
   async function backlog(topic: string): Promise<void> {
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 1 }], waitForLeaders: true }).finally(() => admin.disconnect());
-    created.push(topic);
+    await bench.createTopic(topic, 3);
     const value = 'i'.repeat(1300);
     for (let p = 0; p < 3; p++) {
       await producer.send({ topic, acks: -1, messages: Array.from({ length: PER_PARTITION }, (_, i) => ({ key: `p${p}-${i}`, value, partition: p })) });
@@ -40,39 +27,18 @@ describe('intents backlogged on three partitions', () => {
   /** Consumes the backlog with the dispatcher's consumer settings and `maxBatchBytes`; the most slices that were in flight at once. */
   async function mostSlicesAtOnce(topic: string, maxBatchBytes: number): Promise<{ most: number; handled: Map<number, string[]> }> {
     await backlog(topic);
-    const settings: KafkaSettings = {
-      brokers: brokers(),
-      clientId: `${topic}-consumer`,
-      groupId: `${topic}-group`,
-      sessionTimeoutMs: 30_000,
-      heartbeatIntervalMs: 3000,
-      partitionsConsumedConcurrently: 3,
-      maxBatchBytes,
-      maxHandlerAttempts: 5,
-      security: {},
-      connectRetries: 10,
-      sliceTargetMs: 500,
-      commitIntervalMs: 250,
-    };
-    const transport = new KafkaBatchTransport({ kafka: settings, topics: { messages: topic }, maxSliceSize: 500, onFatal: () => undefined, dlqMaxRawBytes: 0 });
-    transports.push(transport);
     const handled = new Map<number, string[]>([0, 1, 2].map((p) => [p, []]));
     let inFlight = 0;
     let most = 0;
     let done!: () => void;
     const finished = new Promise<void>((r) => (done = r));
-    transport.addHandler(
-      'messages',
-      async (batch: KafkaBatch) => {
-        most = Math.max(most, ++inFlight);
-        await new Promise((r) => setTimeout(r, 40));
-        inFlight--;
-        handled.get(batch.partition)!.push(...batch.messages.map((m) => m.offset));
-        if ([...handled.values()].every((h) => h.length >= PER_PARTITION)) done();
-      },
-      true,
-    );
-    await new Promise<void>((resolve, reject) => void transport.listen((e) => (e ? reject(e) : resolve())));
+    await bench.consume(topic, { partitionsConsumedConcurrently: 3, maxBatchBytes }, async (batch: KafkaBatch) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 40));
+      inFlight--;
+      handled.get(batch.partition)!.push(...batch.messages.map((m) => m.offset));
+      if ([...handled.values()].every((h) => h.length >= PER_PARTITION)) done();
+    });
     await finished;
     return { most, handled };
   }
